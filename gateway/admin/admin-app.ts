@@ -1,0 +1,66 @@
+// The private admin listener: health and metrics for SREs, and the admin API behind the admin
+// token (the CLI and the dashboard use the same API).
+import type { FastifyInstance } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
+import type { ClientSecretHasher } from '../oauth/client-secrets.js';
+import type { SigningKeys } from '../oauth/signing-keys.js';
+import type { PolicyHolder } from '../policy/route-table.js';
+import type { CredentialStore } from '../store/types.js';
+import { adminGuard } from './admin-auth.js';
+import { registerClientRoutes } from './clients-routes.js';
+import { openApiDocument } from './openapi.js';
+import { registerServiceAccountRoutes } from './service-accounts-routes.js';
+
+export interface AdminDependencies {
+  settings: Settings;
+  store: CredentialStore;
+  hasher: ClientSecretHasher;
+  keys: SigningKeys;
+  metrics: GatewayMetrics;
+  policy: PolicyHolder;
+}
+
+export async function registerAdmin(app: FastifyInstance, deps: AdminDependencies): Promise<void> {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await deps.store.ping();
+      return { status: 'ready', store: deps.store.kind };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', store: deps.store.kind, error: 'store_unavailable' });
+    }
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    reply.header('content-type', deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+
+  app.get('/admin/openapi.json', async () => openApiDocument(deps.settings));
+
+  await app.register(async (api) => {
+    api.addHook('onRequest', adminGuard(deps.settings.adminToken!));
+    registerClientRoutes(api, deps.store, deps.hasher);
+    registerServiceAccountRoutes(api, deps.store);
+
+    api.post('/admin/v1/signing-keys/rotate', async () => {
+      const { kid, previousKid } = await deps.keys.rotate();
+      return { active_kid: kid, previous_kid: previousKid };
+    });
+
+    api.get('/admin/v1/policy', async () => ({
+      routes: deps.policy.current.routes.map((r) => ({
+        id: r.id,
+        method: r.method,
+        path: r.template,
+        host: r.host,
+        upstream: r.upstream,
+        auth: r.auth,
+        scopes: r.scopes,
+        permissions: r.permissions,
+      })),
+    }));
+  });
+}

@@ -1,0 +1,48 @@
+// Admin API for OAuth clients (DESIGN 2.4). The secret is returned once, at creation.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../errors.js';
+import { generateClientSecret, type ClientSecretHasher } from '../oauth/client-secrets.js';
+import { SCOPES } from '../policy/vocabulary.js';
+import type { ClientRecord, CredentialStore } from '../store/types.js';
+import { nameSet, objectBody, optionalText, requiredText } from './validate.js';
+
+/** The client as the admin API shows it: never the secret hash. */
+export function publicClient(client: ClientRecord) {
+  return { client_id: client.clientId, name: client.name, scopes: client.scopes, account_id: client.accountId, created_at: client.createdAt };
+}
+
+export function registerClientRoutes(app: FastifyInstance, store: CredentialStore, hasher: ClientSecretHasher): void {
+  app.post('/admin/v1/clients', async (request, reply) => {
+    const body = objectBody(request.body, ['name', 'scopes', 'account_id']);
+    const secret = generateClientSecret();
+    const client: ClientRecord = {
+      clientId: randomUUID(),
+      name: requiredText(body, 'name', 200),
+      scopes: nameSet(body, 'scopes', SCOPES),
+      accountId: optionalText(body, 'account_id', 200),
+      secretHash: hasher.hash(secret),
+      createdAt: new Date().toISOString(),
+    };
+    if (!(await store.createClient(client))) throw new GatewayError('internal_error', 'client id collision; try again');
+    reply.header('cache-control', 'no-store');
+    return reply.code(201).send({ ...publicClient(client), client_secret: secret });
+  });
+
+  app.get('/admin/v1/clients', async () => {
+    const clients = await store.listClients();
+    clients.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return { clients: clients.map(publicClient) };
+  });
+
+  app.get<{ Params: { clientId: string } }>('/admin/v1/clients/:clientId', async (request) => {
+    const client = await store.getClient(request.params.clientId);
+    if (!client) throw new GatewayError('not_found', 'No client with that client_id.');
+    return publicClient(client);
+  });
+
+  app.delete<{ Params: { clientId: string } }>('/admin/v1/clients/:clientId', async (request, reply) => {
+    if (!(await store.deleteClient(request.params.clientId))) throw new GatewayError('not_found', 'No client with that client_id.');
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,145 @@
+// Builds the gateway from validated settings: the public listener (token endpoint + policy-driven
+// proxy) and the private admin listener (admin API, dashboard, health, metrics).
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import formBody from '@fastify/formbody';
+import type { DestinationStream } from 'pino';
+import type { Settings } from './config/settings.js';
+import { installErrorReplies } from './http/error-reply.js';
+import { loggerOptions } from './http/logging.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { resolveClientAddress } from './net/client-ip.js';
+import { AccessTokens } from './oauth/access-tokens.js';
+import { ClientAuthenticator } from './oauth/client-authentication.js';
+import { ClientSecretHasher } from './oauth/client-secrets.js';
+import { registerDiscovery } from './oauth/discovery.js';
+import { FailureThrottle } from './oauth/failure-throttle.js';
+import { SigningKeys } from './oauth/signing-keys.js';
+import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
+import { registerTokenManagement } from './oauth/token-management.js';
+import { BearerAuthenticator } from './pipeline/authenticate-bearer.js';
+import { registerPipeline } from './pipeline/pipeline.js';
+import { loadPolicyDirectory } from './policy/policy-loader.js';
+import { PolicyHolder } from './policy/route-table.js';
+import { SignatureAuthenticator } from './service-accounts/signature-authenticator.js';
+import { UsageRecorder } from './service-accounts/usage-recorder.js';
+import { openStore } from './store/open-store.js';
+import type { CredentialStore } from './store/types.js';
+import { registerAdmin } from './admin/admin-app.js';
+
+export interface GatewayOptions {
+  /** A store to use instead of the one the settings name (tests share one across instances). */
+  store?: CredentialStore;
+  /** Where both listeners write their JSON logs (tests capture them). */
+  logStream?: DestinationStream;
+}
+
+export interface Gateway {
+  readonly settings: Settings;
+  readonly publicApp: FastifyInstance;
+  readonly adminApp: FastifyInstance;
+  readonly store: CredentialStore;
+  readonly policy: PolicyHolder;
+  readonly keys: SigningKeys;
+  readonly metrics: GatewayMetrics;
+  /** Re-reads the policy files; a bad file keeps the running policy and says why. */
+  reloadPolicy(): { ok: boolean; routes: number; error?: string };
+  close(): Promise<void>;
+}
+
+function newFastify(settings: Settings, options: GatewayOptions): FastifyInstance {
+  const app = Fastify({
+    logger: loggerOptions(settings.logLevel, options.logStream),
+    genReqId: () => randomUUID(),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
+    trustProxy: false,
+    bodyLimit: settings.maxBodyBytes,
+  });
+  installErrorReplies(app);
+  return app;
+}
+
+function observeRequests(app: FastifyInstance, metrics: GatewayMetrics): void {
+  app.addHook('onResponse', async (request, reply) => {
+    // Proxied requests are labelled by policy route; the gateway's own endpoints by their path.
+    const own = reply.routeOptions.url;
+    const route = request.gateway?.route.id ?? (own && own !== '/' && own !== '/*' ? own : 'unmatched');
+    const outcome = request.errorCode ?? (reply.statusCode < 400 || request.gateway?.principal ? 'forwarded' : `status_${reply.statusCode}`);
+    metrics.requests.inc({ route, outcome });
+    metrics.duration.observe({ route, outcome }, reply.elapsedTime / 1000);
+    const code = request.errorCode;
+    if (code && (reply.statusCode === 401 || reply.statusCode === 403 || code === 'too_many_requests')) {
+      const scheme = request.gateway?.route.auth ?? 'client';
+      metrics.authFailures.inc({ scheme, reason: code });
+    }
+  });
+}
+
+export async function buildGateway(settings: Settings, options: GatewayOptions = {}): Promise<Gateway> {
+  if (!settings.publicUpstream || !settings.bankingUpstream) throw new Error('buildGateway needs PUBLIC_UPSTREAM and BANKING_UPSTREAM');
+  if (!settings.adminToken) throw new Error('buildGateway needs GATEWAY_ADMIN_TOKEN');
+  const store = options.store ?? (await openStore(settings));
+  const policy = new PolicyHolder(() => loadPolicyDirectory(settings.policiesDir));
+  const metrics = new GatewayMetrics();
+  const hasher = await ClientSecretHasher.open(store);
+  const keys = await SigningKeys.open(store, settings.jwtSigningAlgorithm);
+  const tokens = new AccessTokens(settings, keys);
+  const usage = new UsageRecorder(store);
+
+  const publicApp = newFastify(settings, options);
+  observeRequests(publicApp, metrics);
+  const addressOf = (request: FastifyRequest) =>
+    resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], settings.trustedProxies)?.toString() ?? 'unknown';
+  const oauth: OAuthDependencies = {
+    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings)),
+    tokens,
+    metrics,
+    addressOf,
+  };
+  await publicApp.register(async (scope) => {
+    await scope.register(formBody);
+    registerTokenEndpoint(scope, oauth);
+    registerTokenManagement(scope, { ...oauth, store });
+  });
+  registerDiscovery(publicApp, settings, keys);
+  await registerPipeline(publicApp, {
+    settings,
+    upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream },
+    routes: () => policy.current,
+    authenticators: {
+      bearer: new BearerAuthenticator(tokens, store),
+      signature: new SignatureAuthenticator(store, settings),
+    },
+    onAuthorized: (context) => {
+      if (context.principal?.kind === 'service-account') usage.record(context.principal.account.accessId, context.clientAddress);
+    },
+  });
+
+  const adminApp = newFastify(settings, options);
+  await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy });
+
+  let closed = false;
+  return {
+    settings,
+    publicApp,
+    adminApp,
+    store,
+    policy,
+    keys,
+    metrics,
+    reloadPolicy() {
+      const result = policy.reload();
+      metrics.policyReloads.inc({ result: result.ok ? 'ok' : 'rejected' });
+      return result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([publicApp.close(), adminApp.close()]);
+      await usage.close();
+      keys.close();
+      if (!options.store) await store.close();
+    },
+  };
+}

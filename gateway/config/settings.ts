@@ -1,0 +1,253 @@
+// Settings are read once at start from config/gateway.yaml (or GATEWAY_CONFIG) and the environment,
+// validated, frozen, and passed to buildApp. Nothing else in the gateway reads process.env.
+import { readFileSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { parseCidrList, type Cidr } from '../net/cidr.js';
+
+export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+export interface Settings {
+  readonly environment: 'development' | 'production';
+  readonly host: string;
+  readonly port: number;
+  readonly adminHost: string;
+  readonly adminPort: number;
+  readonly logLevel: string;
+  /** Unset: the embedded single-process store. */
+  readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
+  /** Where the embedded store keeps its snapshot; unset keeps it in memory only. */
+  readonly embeddedStorePath: string | undefined;
+  /** Unset only in development, where main.ts generates one into dataDir. */
+  readonly adminToken: string | undefined;
+  readonly dataDir: string;
+  readonly publicUpstream: string | undefined;
+  readonly bankingUpstream: string | undefined;
+  readonly upstreamTimeoutMs: number;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly tokenTtlSeconds: number;
+  readonly jwtSigningAlgorithm: JwtAlgorithm;
+  /** Algorithms a Bearer token may be signed with; never taken from the token. */
+  readonly jwtAllowedAlgorithms: readonly JwtAlgorithm[];
+  readonly trustedProxies: readonly Cidr[];
+  readonly policiesDir: string;
+  readonly signatureWindowSeconds: number;
+  readonly maxBodyBytes: number;
+  readonly throttleMaxFailures: number;
+  readonly throttleWindowSeconds: number;
+}
+
+export class SettingsError extends Error {
+  constructor(readonly setting: string, problem: string) {
+    super(`Invalid setting ${setting}: ${problem}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Raw = Record<string, unknown>;
+
+/** Each setting: its YAML key, its environment variable, and how to read it. */
+const SOURCES = {
+  environment: ['environment', 'GATEWAY_ENV'],
+  host: ['host', 'GATEWAY_HOST'],
+  port: ['port', 'GATEWAY_PORT'],
+  adminHost: ['admin_host', 'GATEWAY_ADMIN_HOST'],
+  adminPort: ['admin_port', 'GATEWAY_ADMIN_PORT'],
+  logLevel: ['log_level', 'GATEWAY_LOG_LEVEL'],
+  redisUrl: ['redis_url', 'REDIS_URL'],
+  redisKeyPrefix: ['redis_key_prefix', 'GATEWAY_REDIS_KEY_PREFIX'],
+  embeddedStorePath: ['embedded_store_path', 'GATEWAY_EMBEDDED_STORE_PATH'],
+  adminToken: ['admin_token', 'GATEWAY_ADMIN_TOKEN'],
+  dataDir: ['data_dir', 'GATEWAY_DATA_DIR'],
+  publicUpstream: ['public_upstream', 'PUBLIC_UPSTREAM'],
+  bankingUpstream: ['banking_upstream', 'BANKING_UPSTREAM'],
+  upstreamTimeoutMs: ['upstream_timeout_ms', 'GATEWAY_UPSTREAM_TIMEOUT_MS'],
+  issuer: ['issuer', 'GATEWAY_ISSUER'],
+  audience: ['audience', 'GATEWAY_AUDIENCE'],
+  tokenTtlSeconds: ['token_ttl_seconds', 'GATEWAY_TOKEN_TTL_SECONDS'],
+  jwtSigningAlgorithm: ['jwt_signing_algorithm', 'GATEWAY_JWT_SIGNING_ALGORITHM'],
+  jwtAllowedAlgorithms: ['jwt_allowed_algorithms', 'GATEWAY_JWT_ALLOWED_ALGORITHMS'],
+  trustedProxies: ['trusted_proxies', 'GATEWAY_TRUSTED_PROXIES'],
+  policiesDir: ['policies_dir', 'GATEWAY_POLICIES_DIR'],
+  signatureWindowSeconds: ['signature_window_seconds', 'GATEWAY_SIGNATURE_WINDOW_SECONDS'],
+  maxBodyBytes: ['max_body_bytes', 'GATEWAY_MAX_BODY_BYTES'],
+  throttleMaxFailures: ['throttle_max_failures', 'GATEWAY_THROTTLE_MAX_FAILURES'],
+  throttleWindowSeconds: ['throttle_window_seconds', 'GATEWAY_THROTTLE_WINDOW_SECONDS'],
+} as const satisfies Record<keyof Settings, readonly [string, string]>;
+
+type Key = keyof typeof SOURCES;
+
+/** Reads a value: environment first, then YAML. Returns [value, the name to report]. */
+function lookup(key: Key, yaml: Raw, env: NodeJS.ProcessEnv): [unknown, string] {
+  const [yamlKey, envName] = SOURCES[key];
+  const fromEnv = env[envName];
+  if (fromEnv !== undefined && fromEnv !== '') return [fromEnv, envName];
+  return [yaml[yamlKey], `${yamlKey} (config) / ${envName}`];
+}
+
+function str(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback?: string): string | undefined {
+  const [value, name] = lookup(key, yaml, env);
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value !== 'string' && typeof value !== 'number') throw new SettingsError(name, 'must be a string');
+  return String(value);
+}
+
+function int(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: number, min: number, max: number): number {
+  const [value, name] = lookup(key, yaml, env);
+  if (value === undefined || value === null || value === '') return fallback;
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text)) throw new SettingsError(name, `must be a whole number, got ${JSON.stringify(value)}`);
+  const n = Number(text);
+  if (n < min || n > max) throw new SettingsError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function list(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: string[]): string[] {
+  const [value, name] = lookup(key, yaml, env);
+  if (value === undefined || value === null || value === '') return fallback;
+  if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
+  if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter(Boolean);
+  throw new SettingsError(name, 'must be a list or a comma-separated string');
+}
+
+function url(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, protocols: string[]): string | undefined {
+  const text = str(key, yaml, env);
+  if (text === undefined) return undefined;
+  const [, name] = lookup(key, yaml, env);
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new SettingsError(name, `must be a URL, got ${JSON.stringify(redactUrl(text))}`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new SettingsError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  return text;
+}
+
+function oneOf<T extends string>(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, allowed: readonly T[], fallback: T): T {
+  const value = str(key, yaml, env, fallback)!;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new SettingsError(lookup(key, yaml, env)[1], `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+/** Drops credentials from a URL before it is shown in an error or a log. */
+export function redactUrl(text: string): string {
+  try {
+    const u = new URL(text);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return text.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+function readYaml(path: string): Raw {
+  if (!existsSync(path)) return {};
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new SettingsError(path, `is not valid YAML: ${(error as Error).message}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new SettingsError(path, 'must be a YAML mapping');
+  const known = new Set<string>(Object.values(SOURCES).map(([yamlKey]) => yamlKey));
+  for (const k of Object.keys(doc)) if (!known.has(k)) throw new SettingsError(`${k} (in ${path})`, 'is not a known setting');
+  return doc as Raw;
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** The YAML file; default GATEWAY_CONFIG or config/gateway.yaml. */
+  configFile?: string;
+  cwd?: string;
+}
+
+export function loadSettings(options: LoadOptions = {}): Settings {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const file = resolve(cwd, options.configFile ?? env.GATEWAY_CONFIG ?? 'config/gateway.yaml');
+  if (env.GATEWAY_CONFIG && !existsSync(file)) throw new SettingsError('GATEWAY_CONFIG', `file ${file} does not exist`);
+  return settingsFrom(readYaml(file), env, cwd);
+}
+
+/** Builds settings from a YAML mapping and an environment (tests pass both directly). */
+export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = process.cwd()): Settings {
+  const environment = oneOf('environment', yaml, env, ['development', 'production'] as const, 'development');
+  const port = int('port', yaml, env, 8080, 0, 65535);
+  const adminPort = int('adminPort', yaml, env, 8081, 0, 65535);
+  const dataDir = resolve(cwd, str('dataDir', yaml, env, '.gateway')!);
+  const redisUrl = url('redisUrl', yaml, env, ['redis:', 'rediss:']);
+
+  const adminToken = str('adminToken', yaml, env);
+  if (adminToken !== undefined && adminToken.length < 32) {
+    throw new SettingsError(lookup('adminToken', yaml, env)[1], 'must be at least 32 characters (use: openssl rand -hex 32)');
+  }
+  if (adminToken === undefined && environment === 'production') {
+    throw new SettingsError(SOURCES.adminToken[1], 'is required in production');
+  }
+
+  const publicUpstream = url('publicUpstream', yaml, env, ['http:', 'https:']);
+  const bankingUpstream = url('bankingUpstream', yaml, env, ['http:', 'https:']);
+  if (environment === 'production') {
+    // Production never falls back to the example echo upstreams.
+    if (!publicUpstream) throw new SettingsError(SOURCES.publicUpstream[1], 'is required in production');
+    if (!bankingUpstream) throw new SettingsError(SOURCES.bankingUpstream[1], 'is required in production');
+    if (!redisUrl) throw new SettingsError(SOURCES.redisUrl[1], 'is required in production (the embedded store is single-process)');
+  }
+
+  const jwtAllowedAlgorithms = list('jwtAllowedAlgorithms', yaml, env, ['EdDSA']);
+  for (const alg of jwtAllowedAlgorithms) {
+    if (!(JWT_ALGORITHMS as readonly string[]).includes(alg)) {
+      throw new SettingsError(lookup('jwtAllowedAlgorithms', yaml, env)[1], `${JSON.stringify(alg)} is not one of ${JWT_ALGORITHMS.join(', ')}`);
+    }
+  }
+  if (jwtAllowedAlgorithms.length === 0) throw new SettingsError(SOURCES.jwtAllowedAlgorithms[1], 'must name at least one algorithm');
+  const jwtSigningAlgorithm = oneOf('jwtSigningAlgorithm', yaml, env, JWT_ALGORITHMS, 'EdDSA');
+  if (!jwtAllowedAlgorithms.includes(jwtSigningAlgorithm)) {
+    throw new SettingsError(SOURCES.jwtSigningAlgorithm[1], `${jwtSigningAlgorithm} is not in the allowed algorithms (${jwtAllowedAlgorithms.join(', ')})`);
+  }
+
+  let trustedProxies: Cidr[];
+  try {
+    trustedProxies = parseCidrList(list('trustedProxies', yaml, env, []));
+  } catch (error) {
+    throw new SettingsError(lookup('trustedProxies', yaml, env)[1], (error as Error).message);
+  }
+
+  const issuer = url('issuer', yaml, env, ['http:', 'https:']) ?? `http://localhost:${port}`;
+
+  const settings: Settings = {
+    environment,
+    host: str('host', yaml, env, '0.0.0.0')!,
+    port,
+    adminHost: str('adminHost', yaml, env, '127.0.0.1')!,
+    adminPort,
+    logLevel: oneOf('logLevel', yaml, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    redisUrl,
+    redisKeyPrefix: str('redisKeyPrefix', yaml, env, 'gateway:')!,
+    embeddedStorePath: redisUrl ? undefined : resolve(dataDir, str('embeddedStorePath', yaml, env, 'embedded-store.json')!),
+    adminToken,
+    dataDir,
+    publicUpstream,
+    bankingUpstream,
+    upstreamTimeoutMs: int('upstreamTimeoutMs', yaml, env, 10_000, 100, 600_000),
+    issuer: issuer.replace(/\/+$/, ''),
+    audience: str('audience', yaml, env, issuer.replace(/\/+$/, ''))!,
+    tokenTtlSeconds: int('tokenTtlSeconds', yaml, env, 86_400, 60, 604_800),
+    jwtSigningAlgorithm,
+    jwtAllowedAlgorithms: jwtAllowedAlgorithms as JwtAlgorithm[],
+    trustedProxies,
+    policiesDir: resolve(cwd, str('policiesDir', yaml, env, 'policies')!),
+    signatureWindowSeconds: int('signatureWindowSeconds', yaml, env, 300, 5, 3600),
+    maxBodyBytes: int('maxBodyBytes', yaml, env, 1_048_576, 1, 104_857_600),
+    throttleMaxFailures: int('throttleMaxFailures', yaml, env, 10, 1, 100_000),
+    throttleWindowSeconds: int('throttleWindowSeconds', yaml, env, 300, 1, 86_400),
+  };
+  return Object.freeze(settings);
+}

@@ -1,0 +1,72 @@
+// The one catalog of errors the gateway answers with. Codes are stable: clients and dashboards
+// branch on them, so a code is never renamed, only added.
+
+export const ERRORS = {
+  // Input and routing
+  bad_request: { status: 400, message: 'The request is malformed.' },
+  ambiguous_path: { status: 400, message: 'The request path contains a form the gateway does not forward (dot segments, encoded slashes, backslashes or similar).' },
+  route_not_found: { status: 404, message: 'No route matches this request.' },
+  body_too_large: { status: 413, message: 'The request body is larger than the gateway accepts.' },
+
+  // Bearer tokens (public API)
+  invalid_token: { status: 401, message: 'The access token is missing, malformed, expired or revoked.' },
+  insufficient_scope: { status: 403, message: 'The access token does not carry the scope this route requires.' },
+
+  // Signed requests (banking API)
+  signature_missing: { status: 401, message: 'The request is not signed: x-access-id, Signature-Input and Signature are required.' },
+  signature_invalid: { status: 401, message: 'The request signature is malformed or does not verify.' },
+  signature_expired: { status: 401, message: 'The request signature is outside its validity window.' },
+  nonce_replayed: { status: 401, message: 'The signature nonce has already been used.' },
+  digest_mismatch: { status: 401, message: 'Content-Digest is missing or does not match the request body.' },
+  unknown_access_id: { status: 401, message: 'The Access ID does not belong to an active service account.' },
+  ip_not_allowed: { status: 403, message: 'The client address is not in the service account\'s allow-list.' },
+  permission_denied: { status: 403, message: 'The service account lacks the permission this route requires.' },
+
+  // Token endpoint (RFC 6749 section 5.2 codes plus the seed's auth_error)
+  auth_error: { status: 401, message: 'Client authentication failed: the client is invalid.' },
+  invalid_request: { status: 400, message: 'The token request is malformed.' },
+  unsupported_grant_type: { status: 400, message: 'Only the client_credentials grant is supported.' },
+  invalid_scope: { status: 400, message: 'The requested scope is not allowed for this client.' },
+  too_many_requests: { status: 429, message: 'Too many failed attempts; retry later.' },
+
+  // Admin API
+  admin_unauthorized: { status: 401, message: 'A valid admin token or dashboard session is required.' },
+  csrf_failed: { status: 403, message: 'The CSRF token is missing or wrong.' },
+  validation_error: { status: 400, message: 'The request body is not valid.' },
+  not_found: { status: 404, message: 'No such resource.' },
+
+  // Dependencies
+  store_unavailable: { status: 503, message: 'The credential store cannot be reached; the request was not forwarded.' },
+  upstream_unavailable: { status: 502, message: 'The upstream could not be reached.' },
+  upstream_timeout: { status: 504, message: 'The upstream did not answer in time.' },
+  internal_error: { status: 500, message: 'Internal gateway error.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra response headers, e.g. WWW-Authenticate, Accept-Signature, Retry-After. */
+  readonly headers: Record<string, string>;
+  /** The field a validation error concerns, for forms that show errors next to it. */
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, message?: string, options: { headers?: Record<string, string>; field?: string; cause?: unknown } = {}) {
+    super(message ?? ERRORS[code].message, { cause: options.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.headers = options.headers ?? {};
+    this.field = options.field;
+  }
+}
+
+export function isGatewayError(error: unknown): error is GatewayError {
+  return error instanceof GatewayError;
+}
+
+/** A validation failure that names the field and what is wrong with it. */
+export function invalidField(field: string, problem: string): GatewayError {
+  return new GatewayError('validation_error', `${field}: ${problem}`, { field });
+}

@@ -1,0 +1,46 @@
+// Turns anything thrown in a handler into the catalog's JSON error body. Two body styles:
+// proxied routes and the admin API carry request_id; OAuth endpoints carry error_description.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
+import { StoreUnavailableError } from '../store/types.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error code this request was answered with, for metrics and logs. */
+    errorCode?: ErrorCode;
+  }
+  interface FastifyContextConfig {
+    /** 'oauth' for RFC 6749 endpoints: the body also carries error_description. */
+    errorStyle?: 'oauth';
+  }
+}
+
+export function toGatewayError(error: unknown): GatewayError {
+  if (isGatewayError(error)) return error;
+  if (error instanceof StoreUnavailableError) return new GatewayError('store_unavailable', undefined, { cause: error });
+  const fastifyError = error as Partial<FastifyError>;
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError('body_too_large');
+  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new GatewayError('bad_request', `The request is malformed: ${fastifyError.message ?? 'unreadable'}.`);
+  }
+  return new GatewayError('internal_error', undefined, { cause: error });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
+  request.errorCode = error.code;
+  const body: Record<string, string> =
+    reply.routeOptions.config?.errorStyle === 'oauth'
+      ? { error: error.code, message: error.message, error_description: error.message }
+      : { error: error.code, message: error.message, request_id: String(request.id) };
+  if (error.field) body.field = error.field;
+  return reply.code(error.status).headers(error.headers).send(body);
+}
+
+export function installErrorReplies(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500) request.log.error({ err: error, code: gatewayError.code }, 'request failed');
+    return sendError(request, reply, gatewayError);
+  });
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new GatewayError('route_not_found')));
+}

@@ -1,0 +1,44 @@
+// Logger options shared by both listeners. Requests are logged by path only (a query string may
+// carry anything), and every header or field that can hold a credential is redacted.
+import type { FastifyServerOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers.signature',
+  'req.headers["x-access-id"]',
+  'headers.authorization',
+  'headers.cookie',
+  '*.client_secret',
+  '*.access_token',
+  '*.token',
+  '*.password',
+  '*.admin_token',
+];
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  socket?: { remoteAddress?: string };
+}
+
+export function loggerOptions(level: string, stream?: DestinationStream): FastifyServerOptions['logger'] {
+  return {
+    level,
+    ...(stream ? { stream } : {}),
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (request: LoggedRequest) => ({
+        method: request.method,
+        path: request.url.split('?', 1)[0],
+        remoteAddress: request.socket?.remoteAddress,
+      }),
+    },
+  } as FastifyServerOptions['logger'];
+}
+
+/** Shows an Access ID the way the list does: the first 8 characters, the rest hidden. */
+export function maskAccessId(accessId: string): string {
+  return accessId.length <= 8 ? '********' : `${accessId.slice(0, 8)}-****-****-****-************`;
+}

@@ -1,0 +1,86 @@
+// Strict IP address and CIDR parsing for allow-lists and trusted proxies. Only unambiguous forms
+// are accepted: dotted-quad IPv4 without leading zeros (no octal, hex or short forms) and standard
+// IPv6. IPv4-mapped IPv6 addresses are treated as the IPv4 address they carry.
+import ipaddr from 'ipaddr.js';
+
+export type Address = ipaddr.IPv4 | ipaddr.IPv6;
+export interface Cidr {
+  readonly address: Address;
+  readonly prefix: number;
+  /** Canonical text, e.g. 10.0.0.0/8 or 2001:db8::/32. */
+  readonly text: string;
+}
+
+const DOTTED_QUAD = /^(0|[1-9]\d{0,2})(\.(0|[1-9]\d{0,2})){3}$/;
+
+/** Parses one address, rejecting ambiguous forms; an IPv4-mapped IPv6 address becomes IPv4. */
+export function parseAddress(text: string): Address {
+  const trimmed = text.trim();
+  if (trimmed.includes(':')) {
+    if (!ipaddr.IPv6.isValid(trimmed) || trimmed.includes('%')) throw new Error(`${JSON.stringify(text)} is not a valid IPv6 address`);
+    const v6 = ipaddr.IPv6.parse(trimmed);
+    return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
+  }
+  if (!DOTTED_QUAD.test(trimmed) || !ipaddr.IPv4.isValidFourPartDecimal(trimmed)) {
+    throw new Error(`${JSON.stringify(text)} is not a valid IPv4 address (four decimal parts, no leading zeros)`);
+  }
+  return ipaddr.IPv4.parse(trimmed);
+}
+
+/** Parses "a.b.c.d", "a.b.c.d/n", an IPv6 address or "v6/n". A bare address is a host range. */
+export function parseCidr(text: string): Cidr {
+  const trimmed = text.trim();
+  const slash = trimmed.indexOf('/');
+  const addressText = slash === -1 ? trimmed : trimmed.slice(0, slash);
+  const address = parseAddress(addressText);
+  const max = address.kind() === 'ipv4' ? 32 : 128;
+  let prefix = max;
+  if (slash !== -1) {
+    const prefixText = trimmed.slice(slash + 1);
+    if (!/^(0|[1-9]\d{0,2})$/.test(prefixText) || Number(prefixText) > max) {
+      throw new Error(`${JSON.stringify(text)} has an impossible prefix length (0 to ${max} for ${address.kind() === 'ipv4' ? 'IPv4' : 'IPv6'})`);
+    }
+    prefix = Number(prefixText);
+    // A mapped IPv6 range (::ffff:a.b.c.d/n) is the IPv4 range /n-96.
+    if (addressText.includes(':') && address.kind() === 'ipv4') {
+      if (prefix < 96) throw new Error(`${JSON.stringify(text)} spans beyond IPv4-mapped addresses; write the IPv6 range without the mapping`);
+      prefix -= 96;
+    }
+  }
+  const network = networkOf(address, prefix);
+  return { address: network, prefix, text: `${network.toString()}/${prefix}` };
+}
+
+export function parseCidrList(texts: readonly string[]): Cidr[] {
+  return texts.map((t) => parseCidr(t));
+}
+
+function networkOf(address: Address, prefix: number): Address {
+  const bytes = address.toByteArray();
+  for (let bit = prefix; bit < bytes.length * 8; bit++) {
+    const index = bit >> 3;
+    bytes[index] = bytes[index]! & ~(0x80 >> (bit & 7));
+  }
+  return ipaddr.fromByteArray(bytes) as Address;
+}
+
+export function cidrContains(range: Cidr, address: Address): boolean {
+  if (range.address.kind() !== address.kind()) return false;
+  return (address as ipaddr.IPv4).match(range.address as ipaddr.IPv4, range.prefix);
+}
+
+export function anyContains(ranges: readonly Cidr[], address: Address): boolean {
+  for (const range of ranges) if (cidrContains(range, address)) return true;
+  return false;
+}
+
+/** Parses a socket or header address leniently enough for what Node reports (::ffff:1.2.3.4). */
+export function parsePeerAddress(text: string | undefined): Address | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = ipaddr.parse(text.trim());
+    return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : (parsed as Address);
+  } catch {
+    return undefined;
+  }
+}

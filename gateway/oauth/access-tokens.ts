@@ -1,0 +1,93 @@
+// RFC 9068 access tokens: issued with the active signing key, verified against an algorithm
+// allow-list from config (never the token's own choice) with iss, aud, typ and exp enforced.
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type JWTHeaderParameters } from 'jose';
+import type { Settings } from '../config/settings.js';
+import type { SigningKeys } from './signing-keys.js';
+
+export interface AccessTokenClaims extends JWTPayload {
+  sub: string;
+  client_id: string;
+  scope: string;
+  jti: string;
+  exp: number;
+  iat: number;
+  account_id?: string;
+}
+
+export interface IssuedToken {
+  token: string;
+  claims: AccessTokenClaims;
+}
+
+export class TokenVerificationError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'TokenVerificationError';
+  }
+}
+
+type TokenSettings = Pick<Settings, 'issuer' | 'audience' | 'tokenTtlSeconds' | 'jwtAllowedAlgorithms'>;
+
+export class AccessTokens {
+  constructor(private readonly settings: TokenSettings, private readonly keys: SigningKeys) {}
+
+  get lifetimeSeconds(): number {
+    return this.settings.tokenTtlSeconds;
+  }
+
+  async issue(client: { clientId: string; accountId: string | null }, scopes: readonly string[]): Promise<IssuedToken> {
+    const key = this.keys.signingKey();
+    const iat = Math.floor(Date.now() / 1000);
+    const claims: AccessTokenClaims = {
+      iss: this.settings.issuer,
+      sub: client.clientId,
+      aud: this.settings.audience,
+      client_id: client.clientId,
+      scope: scopes.join(' '),
+      iat,
+      exp: iat + this.settings.tokenTtlSeconds,
+      jti: randomUUID(),
+      ...(client.accountId ? { account_id: client.accountId } : {}),
+    };
+    const token = await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }).sign(key.privateKey);
+    return { token, claims };
+  }
+
+  /** Verifies signature, algorithm, typ, iss, aud and exp; throws TokenVerificationError with a reason. */
+  async verify(token: string): Promise<AccessTokenClaims> {
+    try {
+      const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.keyFor(header), {
+        algorithms: [...this.settings.jwtAllowedAlgorithms],
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'client_id', 'scope', 'jti', 'exp', 'iat'],
+        clockTolerance: 30,
+      });
+      if (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string') {
+        throw new TokenVerificationError('claims have the wrong types');
+      }
+      return payload as AccessTokenClaims;
+    } catch (error) {
+      throw new TokenVerificationError(reasonOf(error));
+    }
+  }
+
+  private async keyFor(header: JWTHeaderParameters) {
+    const key = await this.keys.verificationKey(header.kid);
+    // The key's own algorithm must be the header's: a key is never used with another algorithm.
+    if (!key || key.alg !== header.alg) throw new TokenVerificationError('unknown signing key');
+    return key.publicKey;
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof TokenVerificationError) return error.reason;
+  if (error instanceof joseErrors.JWTExpired) return 'expired';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'bad signature';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `claim ${error.claim} ${error.reason === 'check_failed' ? 'is wrong' : 'is missing'}`;
+  if (error instanceof joseErrors.JOSEError) return 'malformed';
+  return 'malformed';
+}

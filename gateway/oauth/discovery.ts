@@ -1,0 +1,28 @@
+// Public key set and RFC 8414 authorization server metadata.
+import type { FastifyInstance } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import { SCOPES } from '../policy/vocabulary.js';
+import type { SigningKeys } from './signing-keys.js';
+
+export function registerDiscovery(app: FastifyInstance, settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms'>, keys: SigningKeys): void {
+  app.get('/.well-known/jwks.json', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return keys.jwks();
+  });
+
+  const metadata = {
+    issuer: settings.issuer,
+    token_endpoint: `${settings.issuer}/v1/oauth/token`,
+    jwks_uri: `${settings.issuer}/.well-known/jwks.json`,
+    revocation_endpoint: `${settings.issuer}/v1/oauth/revoke`,
+    introspection_endpoint: `${settings.issuer}/v1/oauth/introspect`,
+    grant_types_supported: ['client_credentials'],
+    response_types_supported: [],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    scopes_supported: [...SCOPES],
+    access_token_signing_alg_values_supported: [...settings.jwtAllowedAlgorithms],
+  };
+  app.get('/.well-known/oauth-authorization-server', async () => metadata);
+}

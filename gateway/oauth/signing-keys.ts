@@ -1,0 +1,124 @@
+// JWT signing keys, shared by every instance through the store (or fixed by a key file). Keys are
+// imported once and cached; verification of an unknown kid triggers one rate-limited refresh, and a
+// periodic refresh picks up a rotation made elsewhere.
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { CryptoKey } from 'jose';
+import type { JwtAlgorithm } from '../config/settings.js';
+import type { CredentialStore } from '../store/types.js';
+
+const KEYS_META = 'jwt-signing-keys';
+const REFRESH_INTERVAL_MS = 30_000;
+const MISS_REFRESH_MIN_INTERVAL_MS = 5_000;
+
+interface StoredKey {
+  kid: string;
+  alg: JwtAlgorithm;
+  privateJwk: JWK;
+  publicJwk: JWK;
+  createdAt: string;
+}
+
+interface StoredKeySet {
+  active: StoredKey;
+  previous: StoredKey | null;
+}
+
+export interface LoadedKey {
+  kid: string;
+  alg: JwtAlgorithm;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+async function newKey(alg: JwtAlgorithm): Promise<StoredKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
+  const kid = randomUUID();
+  return { kid, alg, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, createdAt: new Date().toISOString() };
+}
+
+async function load(stored: StoredKey): Promise<LoadedKey> {
+  return {
+    kid: stored.kid,
+    alg: stored.alg,
+    privateKey: (await importJWK(stored.privateJwk, stored.alg)) as CryptoKey,
+    publicKey: (await importJWK(stored.publicJwk, stored.alg)) as CryptoKey,
+    publicJwk: stored.publicJwk,
+  };
+}
+
+export class SigningKeys {
+  private active!: LoadedKey;
+  private previous: LoadedKey | null = null;
+  private raw = '';
+  private lastRefresh = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly store: CredentialStore, private readonly algorithm: JwtAlgorithm) {}
+
+  /** Loads the shared keys, generating the first one if the store has none. */
+  static async open(store: CredentialStore, algorithm: JwtAlgorithm): Promise<SigningKeys> {
+    const keys = new SigningKeys(store, algorithm);
+    if ((await store.getMeta(KEYS_META)) === null) {
+      await store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(algorithm), previous: null } satisfies StoredKeySet));
+    }
+    await keys.refresh();
+    keys.timer = setInterval(() => void keys.refresh().catch(() => {}), REFRESH_INTERVAL_MS);
+    keys.timer.unref();
+    return keys;
+  }
+
+  /** Re-reads the key set; imports only when it changed. */
+  async refresh(): Promise<void> {
+    this.lastRefresh = Date.now();
+    const raw = await this.store.getMeta(KEYS_META);
+    if (raw === null || raw === this.raw) return;
+    const set = JSON.parse(raw) as StoredKeySet;
+    const [active, previous] = await Promise.all([load(set.active), set.previous ? load(set.previous) : null]);
+    this.active = active;
+    this.previous = previous;
+    this.raw = raw;
+  }
+
+  signingKey(): LoadedKey {
+    return this.active;
+  }
+
+  /** The key for a kid; an unknown kid may mean another instance rotated, so refresh once. */
+  async verificationKey(kid: string | undefined): Promise<LoadedKey | undefined> {
+    const found = this.find(kid);
+    if (found || kid === undefined || Date.now() - this.lastRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return found;
+    await this.refresh();
+    return this.find(kid);
+  }
+
+  private find(kid: string | undefined): LoadedKey | undefined {
+    if (kid === this.active.kid) return this.active;
+    if (this.previous && kid === this.previous.kid) return this.previous;
+    return undefined;
+  }
+
+  /** The public JWKS: the active key and the previous one, so tokens signed before a rotation still verify. */
+  jwks(): { keys: JWK[] } {
+    return { keys: [this.active.publicJwk, ...(this.previous ? [this.previous.publicJwk] : [])] };
+  }
+
+  /** Makes a new active key; the old active key becomes the previous one and the older one is dropped. */
+  async rotate(): Promise<{ kid: string; previousKid: string }> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const raw = await this.store.getMeta(KEYS_META);
+      const current = JSON.parse(raw!) as StoredKeySet;
+      const next: StoredKeySet = { active: await newKey(this.algorithm), previous: current.active };
+      if (await this.store.compareAndSetMeta(KEYS_META, raw, JSON.stringify(next))) {
+        await this.refresh();
+        return { kid: next.active.kid, previousKid: current.active.kid };
+      }
+    }
+    throw new Error('signing keys changed concurrently five times; try the rotation again');
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,46 @@
+// POST /v1/oauth/token: the client credentials grant, as a list of small named steps.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
+import { isScope } from '../policy/vocabulary.js';
+import type { ClientRecord } from '../store/types.js';
+import type { AccessTokens } from './access-tokens.js';
+import { clientCredentialsOf, formFields, type ClientAuthenticator, type FormFields } from './client-authentication.js';
+
+export interface OAuthDependencies {
+  clients: ClientAuthenticator;
+  tokens: AccessTokens;
+  metrics: GatewayMetrics;
+  /** The address the throttle counts failures against. */
+  addressOf: (request: FastifyRequest) => string;
+}
+
+function checkGrantType(fields: FormFields): void {
+  // The seed's examples omit grant_type; when present it must be client_credentials.
+  if (fields.grant_type !== undefined && fields.grant_type !== 'client_credentials') {
+    throw new GatewayError('unsupported_grant_type', `The grant type ${JSON.stringify(fields.grant_type)} is not supported; use client_credentials.`);
+  }
+}
+
+function grantedScopes(fields: FormFields, client: ClientRecord): string[] {
+  if (fields.scope === undefined) return client.scopes;
+  const requested = [...new Set(fields.scope.split(' ').filter(Boolean))];
+  if (requested.length === 0) throw new GatewayError('invalid_scope', 'scope is empty.');
+  const refused = requested.filter((s) => !isScope(s) || !client.scopes.includes(s));
+  if (refused.length > 0) throw new GatewayError('invalid_scope', `The scope ${refused.join(' ')} is not allowed for this client.`);
+  return requested;
+}
+
+export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependencies): void {
+  app.post('/v1/oauth/token', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const fields = formFields(request);
+    const credentials = clientCredentialsOf(request, fields);
+    checkGrantType(fields);
+    const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
+    const scopes = grantedScopes(fields, client);
+    const { token } = await deps.tokens.issue(client, scopes);
+    deps.metrics.tokensIssued.inc();
+    return { access_token: token, token_type: 'Bearer', expires_in: deps.tokens.lifetimeSeconds, scope: scopes.join(' ') };
+  });
+}

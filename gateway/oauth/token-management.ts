@@ -1,0 +1,59 @@
+// RFC 7009 revocation and RFC 7662 introspection, both with client authentication.
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../errors.js';
+import type { CredentialStore } from '../store/types.js';
+import { TokenVerificationError, type AccessTokenClaims } from './access-tokens.js';
+import { clientCredentialsOf, formFields } from './client-authentication.js';
+import type { OAuthDependencies } from './token-endpoint.js';
+
+async function claimsOrNull(deps: OAuthDependencies, token: string): Promise<AccessTokenClaims | null> {
+  try {
+    return await deps.tokens.verify(token);
+  } catch (error) {
+    if (error instanceof TokenVerificationError) return null;
+    throw error;
+  }
+}
+
+function tokenField(fields: Record<string, string>): string {
+  if (!fields.token) throw new GatewayError('invalid_request', 'token is required.');
+  return fields.token;
+}
+
+export function registerTokenManagement(app: FastifyInstance, deps: OAuthDependencies & { store: CredentialStore }): void {
+  app.post('/v1/oauth/revoke', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const fields = formFields(request);
+    const client = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
+    const claims = await claimsOrNull(deps, tokenField(fields));
+    // RFC 7009 2.2: an invalid or unknown token is not an error. A client may revoke only its own tokens.
+    if (claims) {
+      if (claims.client_id !== client.clientId) throw new GatewayError('invalid_request', 'The token was not issued to this client.');
+      await deps.store.revokeToken(claims.jti, claims.exp);
+    }
+    return reply.code(200).send({});
+  });
+
+  app.post('/v1/oauth/introspect', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const fields = formFields(request);
+    await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
+    const claims = await claimsOrNull(deps, tokenField(fields));
+    if (!claims) return { active: false };
+    const state = await deps.store.bearerState(claims.client_id, claims.jti);
+    if (!state.client || state.revoked) return { active: false };
+    return {
+      active: true,
+      scope: claims.scope,
+      client_id: claims.client_id,
+      token_type: 'Bearer',
+      exp: claims.exp,
+      iat: claims.iat,
+      sub: claims.sub,
+      aud: claims.aud,
+      iss: claims.iss,
+      jti: claims.jti,
+      ...(claims.account_id ? { account_id: claims.account_id } : {}),
+    };
+  });
+}

@@ -1,0 +1,51 @@
+// Bearer authentication for public routes (RFC 6750): a locally verified JWT plus one store round
+// trip that answers both "is the client still there" and "was this token revoked".
+import type { FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors.js';
+import type { AccessTokens } from '../oauth/access-tokens.js';
+import { TokenVerificationError } from '../oauth/access-tokens.js';
+import type { CredentialStore } from '../store/types.js';
+import type { Authenticator } from './authenticator.js';
+import type { ClientPrincipal } from './context.js';
+
+const REALM = 'Bearer realm="gateway"';
+
+function invalidToken(description: string): GatewayError {
+  return new GatewayError('invalid_token', `The access token is not valid: ${description}.`, {
+    headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="${description}"` },
+  });
+}
+
+/** The token from "Authorization: Bearer <token>", or a 401 that says what is wrong. */
+export function bearerTokenOf(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header) {
+    throw new GatewayError('invalid_token', 'An access token is required: send Authorization: Bearer <token>.', { headers: { 'www-authenticate': REALM } });
+  }
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+  if (!match) throw invalidToken('the Authorization header is not a Bearer token');
+  return match[1]!;
+}
+
+export class BearerAuthenticator implements Authenticator {
+  constructor(private readonly tokens: AccessTokens, private readonly store: CredentialStore) {}
+
+  async authenticate(request: FastifyRequest): Promise<ClientPrincipal> {
+    const token = bearerTokenOf(request);
+    let claims;
+    try {
+      claims = await this.tokens.verify(token);
+    } catch (error) {
+      throw invalidToken(error instanceof TokenVerificationError ? error.reason : 'malformed');
+    }
+    const state = await this.store.bearerState(claims.client_id, claims.jti);
+    if (!state.client) throw invalidToken('the client was deleted');
+    if (state.revoked) throw invalidToken('the token was revoked');
+    return {
+      kind: 'client',
+      clientId: claims.client_id,
+      accountId: state.client.accountId,
+      scopes: claims.scope.split(' ').filter(Boolean),
+    };
+  }
+}

@@ -1,0 +1,34 @@
+// What the pipeline learns about a request as it passes each stage.
+import type { Address } from '../net/cidr.js';
+import type { PolicyRoute } from '../policy/policy-loader.js';
+import type { SafeTarget } from '../policy/path-safety.js';
+import type { ServiceAccountRecord } from '../store/types.js';
+
+export interface ClientPrincipal {
+  readonly kind: 'client';
+  readonly clientId: string;
+  readonly accountId: string | null;
+  readonly scopes: readonly string[];
+}
+
+export interface ServiceAccountPrincipal {
+  readonly kind: 'service-account';
+  readonly account: ServiceAccountRecord;
+}
+
+export type Principal = ClientPrincipal | ServiceAccountPrincipal;
+
+export interface RequestContext {
+  target: SafeTarget;
+  route: PolicyRoute;
+  clientAddress: Address | undefined;
+  principal?: Principal;
+  /** Set by the signature stage: the exact body bytes that were verified and are forwarded. */
+  body?: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    gateway?: RequestContext;
+  }
+}

@@ -1,0 +1,71 @@
+// The request pipeline of the public listener, in order:
+//   1 identify      route, unambiguous path, client address        (400, 404)
+//   2 authenticate  bearer token | Ed25519 request signature       (401, 503)
+//   3 authorize     scope | IP allow-list and permission           (403)
+//   4 mutate        strip inbound credentials, set identity headers
+//   5 proxy         forward exactly the path that was authorized   (502, 504)
+// Nothing reaches an upstream unless stages 1-3 passed.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
+import type { Settings } from '../config/settings.js';
+import { GatewayError } from '../errors.js';
+import { sendError } from '../http/error-reply.js';
+import type { UpstreamName } from '../policy/policy-loader.js';
+import type { RouteTable } from '../policy/route-table.js';
+import type { Authenticators } from './authenticator.js';
+import { authorize } from './authorize.js';
+import type { RequestContext } from './context.js';
+import { identify } from './identify.js';
+import { upstreamHeaders } from './mutate.js';
+
+export interface PipelineDependencies {
+  settings: Pick<Settings, 'trustedProxies' | 'upstreamTimeoutMs'>;
+  upstreams: Record<UpstreamName, string>;
+  routes: () => RouteTable;
+  authenticators: Authenticators;
+  /** Called once a request is authorized, before it is forwarded. */
+  onAuthorized?: (context: RequestContext, request: FastifyRequest) => void;
+}
+
+function contextOf(request: FastifyRequest): RequestContext {
+  if (!request.gateway) throw new GatewayError('internal_error', 'the request reached the proxy without passing the pipeline');
+  return request.gateway;
+}
+
+function upstreamError(error: { statusCode?: number; code?: string }): GatewayError {
+  const timedOut = error.statusCode === 504 || /TIMEOUT/i.test(error.code ?? '');
+  return new GatewayError(timedOut ? 'upstream_timeout' : 'upstream_unavailable');
+}
+
+export async function registerPipeline(app: FastifyInstance, deps: PipelineDependencies): Promise<void> {
+  async function checkRequest(request: FastifyRequest): Promise<void> {
+    const context = identify(request, deps.routes(), deps.settings);
+    request.gateway = context;
+    context.principal = await deps.authenticators[context.route.auth].authenticate(request, context);
+    authorize(context);
+    deps.onAuthorized?.(context, request);
+  }
+
+  const proxyOptions: FastifyHttpProxyOptions = {
+    upstream: '',
+    prefix: '/',
+    preHandler: checkRequest,
+    undici: { headersTimeout: deps.settings.upstreamTimeoutMs, bodyTimeout: deps.settings.upstreamTimeoutMs, connectTimeout: Math.min(deps.settings.upstreamTimeoutMs, 5000) },
+    replyOptions: {
+      getUpstream: (request) => deps.upstreams[contextOf(request as FastifyRequest).route.upstream],
+      rewriteRequestHeaders: (request, headers) => upstreamHeaders(headers, contextOf(request as FastifyRequest), String(request.id)),
+      onError: (rawReply, { error }) => {
+        const reply = rawReply as FastifyReply;
+        reply.request.log.warn({ code: (error as { code?: string }).code }, 'upstream request failed');
+        sendError(reply.request, reply, upstreamError(error as { statusCode?: number; code?: string }));
+      },
+    },
+    // The signature stage buffered and verified the body: forward exactly those bytes.
+    handler: (request, reply, dest, options) => {
+      const body = contextOf(request).body;
+      if (body === undefined) return reply.from(dest, options);
+      return reply.from(dest, { ...options, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
+    },
+  };
+  await app.register(httpProxy, proxyOptions);
+}

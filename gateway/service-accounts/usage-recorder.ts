@@ -1,0 +1,30 @@
+// Last-used time and address of service accounts, kept cheap: remembered in memory and written
+// to the store in one batch every few seconds, never as a write on the request path.
+import type { Address } from '../net/cidr.js';
+import type { CredentialStore, ServiceAccountUse } from '../store/types.js';
+
+export class UsageRecorder {
+  private pending = new Map<string, ServiceAccountUse>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly store: CredentialStore, flushIntervalMs = 5_000) {
+    this.timer = setInterval(() => void this.flush().catch(() => {}), flushIntervalMs);
+    this.timer.unref();
+  }
+
+  record(accessId: string, address: Address | undefined): void {
+    this.pending.set(accessId, { accessId, at: new Date().toISOString(), ip: address?.toString() ?? 'unknown' });
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const uses = [...this.pending.values()];
+    this.pending = new Map();
+    await this.store.recordServiceAccountUse(uses);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush().catch(() => {});
+  }
+}

@@ -1,0 +1,243 @@
+// The embedded single-process store, used when REDIS_URL is unset (development, the README
+// walkthrough). Durable records are snapshotted to one JSON file, written to a temporary file and
+// renamed over the old one, so a crash never leaves a half-written snapshot.
+import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type {
+  BearerState,
+  ClientRecord,
+  CredentialStore,
+  ServiceAccountRecord,
+  ServiceAccountUse,
+  SignedRequestState,
+} from './types.js';
+
+interface Expiring {
+  value: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+interface Snapshot {
+  clients: Record<string, ClientRecord>;
+  serviceAccounts: Record<string, ServiceAccountRecord>;
+  meta: Record<string, string>;
+  revoked: Record<string, number>;
+}
+
+/** A map whose entries lapse; expired entries are dropped when read or swept. */
+class ExpiringMap {
+  private readonly entries = new Map<string, Expiring>();
+
+  get(key: string, now = Date.now()): string | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: string, ttlMs: number): void {
+    this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+  }
+
+  /** Sets only when absent; true when it was set. */
+  setIfAbsent(key: string, value: string, ttlMs: number): boolean {
+    if (this.get(key) !== undefined) return false;
+    this.set(key, value, ttlMs);
+    return true;
+  }
+
+  expiresAt(key: string): number | undefined {
+    return this.get(key) === undefined ? undefined : this.entries.get(key)!.expiresAt;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  sweep(now = Date.now()): void {
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+}
+
+export class EmbeddedCredentialStore implements CredentialStore {
+  readonly kind = 'embedded' as const;
+  private readonly clients = new Map<string, ClientRecord>();
+  /** By Access ID, the key of the hot path. */
+  private readonly accountsByAccessId = new Map<string, ServiceAccountRecord>();
+  private readonly accessIdById = new Map<string, string>();
+  private readonly meta = new Map<string, string>();
+  /** jti -> expiry (epoch seconds). */
+  private readonly revoked = new Map<string, number>();
+  private readonly nonces = new ExpiringMap();
+  private readonly failures = new ExpiringMap();
+  private readonly sessions = new ExpiringMap();
+  private readonly sweeper: NodeJS.Timeout;
+
+  /** @param snapshotPath where durable records are kept; undefined keeps them in memory only. */
+  constructor(private readonly snapshotPath?: string) {
+    if (snapshotPath && existsSync(snapshotPath)) this.restore(JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot);
+    this.sweeper = setInterval(() => this.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  private restore(snapshot: Snapshot): void {
+    for (const [id, c] of Object.entries(snapshot.clients ?? {})) this.clients.set(id, c);
+    for (const a of Object.values(snapshot.serviceAccounts ?? {})) {
+      this.accountsByAccessId.set(a.accessId, a);
+      this.accessIdById.set(a.id, a.accessId);
+    }
+    for (const [k, v] of Object.entries(snapshot.meta ?? {})) this.meta.set(k, v);
+    for (const [k, v] of Object.entries(snapshot.revoked ?? {})) this.revoked.set(k, v);
+  }
+
+  private persist(): void {
+    if (!this.snapshotPath) return;
+    const snapshot: Snapshot = {
+      clients: Object.fromEntries(this.clients),
+      serviceAccounts: Object.fromEntries(this.accountsByAccessId),
+      meta: Object.fromEntries(this.meta),
+      revoked: Object.fromEntries(this.revoked),
+    };
+    mkdirSync(dirname(this.snapshotPath), { recursive: true, mode: 0o700 });
+    const temporary = `${this.snapshotPath}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(snapshot), { mode: 0o600 });
+    renameSync(temporary, this.snapshotPath);
+  }
+
+  private sweep(): void {
+    const nowSeconds = Date.now() / 1000;
+    for (const [jti, exp] of this.revoked) if (exp < nowSeconds) this.revoked.delete(jti);
+    this.nonces.sweep();
+    this.failures.sweep();
+    this.sessions.sweep();
+  }
+
+  async ping(): Promise<void> {}
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+
+  async createClient(client: ClientRecord): Promise<boolean> {
+    if (this.clients.has(client.clientId)) return false;
+    this.clients.set(client.clientId, structuredClone(client));
+    this.persist();
+    return true;
+  }
+
+  async getClient(clientId: string): Promise<ClientRecord | null> {
+    const client = this.clients.get(clientId);
+    return client ? structuredClone(client) : null;
+  }
+
+  async listClients(): Promise<ClientRecord[]> {
+    return [...this.clients.values()].map((c) => structuredClone(c));
+  }
+
+  async deleteClient(clientId: string): Promise<boolean> {
+    const deleted = this.clients.delete(clientId);
+    if (deleted) this.persist();
+    return deleted;
+  }
+
+  async revokeToken(jti: string, expiresAtSeconds: number): Promise<void> {
+    this.revoked.set(jti, expiresAtSeconds + 60);
+    this.persist();
+  }
+
+  async bearerState(clientId: string, jti: string): Promise<BearerState> {
+    const client = this.clients.get(clientId);
+    const exp = this.revoked.get(jti);
+    return { client: client ? structuredClone(client) : null, revoked: exp !== undefined && exp >= Date.now() / 1000 };
+  }
+
+  async getMeta(name: string): Promise<string | null> {
+    return this.meta.get(name) ?? null;
+  }
+
+  async compareAndSetMeta(name: string, expected: string | null, value: string): Promise<boolean> {
+    if ((this.meta.get(name) ?? null) !== expected) return false;
+    this.meta.set(name, value);
+    this.persist();
+    return true;
+  }
+
+  async createServiceAccount(account: ServiceAccountRecord): Promise<boolean> {
+    if (this.accessIdById.has(account.id) || this.accountsByAccessId.has(account.accessId)) return false;
+    this.accountsByAccessId.set(account.accessId, { ...structuredClone(account), lastUsedAt: null, lastUsedIp: null });
+    this.accessIdById.set(account.id, account.accessId);
+    this.persist();
+    return true;
+  }
+
+  async getServiceAccount(id: string): Promise<ServiceAccountRecord | null> {
+    const accessId = this.accessIdById.get(id);
+    const account = accessId ? this.accountsByAccessId.get(accessId) : undefined;
+    return account ? structuredClone(account) : null;
+  }
+
+  async listServiceAccounts(): Promise<ServiceAccountRecord[]> {
+    return [...this.accountsByAccessId.values()].map((a) => structuredClone(a));
+  }
+
+  async deleteServiceAccount(id: string): Promise<boolean> {
+    const accessId = this.accessIdById.get(id);
+    if (!accessId) return false;
+    this.accessIdById.delete(id);
+    this.accountsByAccessId.delete(accessId);
+    this.persist();
+    return true;
+  }
+
+  async signedRequestState(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<SignedRequestState> {
+    const account = this.accountsByAccessId.get(accessId);
+    if (!account) return { account: null, nonceFresh: false };
+    const nonceFresh = this.nonces.setIfAbsent(`${accessId}:${nonce}`, '1', nonceTtlSeconds * 1000);
+    return { account: structuredClone(account), nonceFresh };
+  }
+
+  async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {
+    let changed = false;
+    for (const use of uses) {
+      const account = this.accountsByAccessId.get(use.accessId);
+      if (!account) continue;
+      account.lastUsedAt = use.at;
+      account.lastUsedIp = use.ip;
+      changed = true;
+    }
+    if (changed) this.persist();
+  }
+
+  async failureCounts(keys: string[]): Promise<number[]> {
+    return keys.map((k) => Number(this.failures.get(k) ?? 0));
+  }
+
+  async addFailure(keys: string[], windowSeconds: number): Promise<void> {
+    for (const k of keys) {
+      const expiresAt = this.failures.expiresAt(k);
+      const count = Number(this.failures.get(k) ?? 0) + 1;
+      this.failures.set(k, String(count), expiresAt ? expiresAt - Date.now() : windowSeconds * 1000);
+    }
+  }
+
+  async failureWindowRemaining(key: string): Promise<number> {
+    const expiresAt = this.failures.expiresAt(key);
+    return expiresAt ? Math.ceil((expiresAt - Date.now()) / 1000) : 0;
+  }
+
+  async putSession(id: string, data: string, ttlSeconds: number): Promise<void> {
+    this.sessions.set(id, data, ttlSeconds * 1000);
+  }
+
+  async getSession(id: string): Promise<string | null> {
+    return this.sessions.get(id) ?? null;
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.sessions.delete(id);
+  }
+}

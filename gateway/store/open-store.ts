@@ -1,0 +1,12 @@
+import type { Settings } from '../config/settings.js';
+import { EmbeddedCredentialStore } from './embedded-store.js';
+import { RedisCredentialStore } from './redis-store.js';
+import type { CredentialStore } from './types.js';
+
+/** Opens the store the settings name: Redis when REDIS_URL is set, else the embedded store. */
+export async function openStore(settings: Pick<Settings, 'redisUrl' | 'redisKeyPrefix' | 'embeddedStorePath'>): Promise<CredentialStore> {
+  if (!settings.redisUrl) return new EmbeddedCredentialStore(settings.embeddedStorePath);
+  const store = new RedisCredentialStore(settings.redisUrl, settings.redisKeyPrefix);
+  await store.connect();
+  return store;
+}

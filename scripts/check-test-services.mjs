@@ -1,0 +1,56 @@
+// Run before `npm test`: the suite talks to a real Redis and drives Debian's Chromium. Start or
+// install what is missing when this machine allows it; otherwise stop with what to do.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createConnection } from 'node:net';
+
+function redisAnswers() {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port: 6379 });
+    socket.setTimeout(1000);
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (data) => {
+      resolve(data.toString().startsWith('+PONG'));
+      socket.destroy();
+    });
+    socket.on('error', () => resolve(false));
+    socket.on('timeout', () => {
+      resolve(false);
+      socket.destroy();
+    });
+  });
+}
+
+function has(command) {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
+const problems = [];
+if (!(await redisAnswers())) {
+  if (has('redis-server')) {
+    console.error('[check] Redis is not answering on 127.0.0.1:6379; starting redis-server');
+    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no'], { stdio: 'inherit' });
+    for (let i = 0; i < 50 && !(await redisAnswers()); i++) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!(await redisAnswers())) problems.push('Redis must answer on 127.0.0.1:6379 (apt-get install redis-server).');
+}
+
+const root = process.getuid?.() === 0;
+function aptInstall(pkg) {
+  console.error(`[check] installing ${pkg} from Debian's packages`);
+  execFileSync('sh', ['-c', `apt-get install -y -qq ${pkg} >/dev/null || (apt-get update -qq && apt-get install -y -qq ${pkg} >/dev/null)`], { stdio: 'inherit' });
+}
+if (!existsSync('/usr/bin/chromium')) {
+  if (root && has('apt-get')) aptInstall('chromium');
+  if (!existsSync('/usr/bin/chromium')) problems.push("Debian's Chromium must be at /usr/bin/chromium (apt-get install chromium).");
+}
+if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) {
+  if (root && has('apt-get')) aptInstall('python3-cryptography');
+  if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) problems.push('python3 with the cryptography package is needed (apt-get install python3-cryptography).');
+}
+for (const tool of ['openssl', 'curl']) if (!has(tool)) problems.push(`${tool} is needed by the signing examples' tests.`);
+
+if (problems.length > 0) {
+  console.error('[check] the test suite cannot run:\n- ' + problems.join('\n- '));
+  process.exit(1);
+}

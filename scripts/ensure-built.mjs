@@ -1,0 +1,13 @@
+// Run before `npm start`, `npm test` and `npm run bench`: installs dependencies when they are
+// missing or older than the lock file, then compiles (incrementally, so an unchanged tree is quick).
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const installed = 'node_modules/.package-lock.json';
+const stale = !existsSync(installed) || (existsSync('package-lock.json') && statSync('package-lock.json').mtimeMs > statSync(installed).mtimeMs);
+if (stale) {
+  console.error('[ensure-built] installing dependencies (npm ci)');
+  execFileSync(npm, ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+}
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'], { stdio: 'inherit' });
