@@ -38,6 +38,19 @@ export interface Settings {
   readonly maxBodyBytes: number;
   readonly throttleMaxFailures: number;
   readonly throttleWindowSeconds: number;
+  /** A JWKS file of private signing keys (first is active); unset: keys are generated and kept in the store. */
+  readonly jwtSigningKeyFile: string | undefined;
+  /** Dashboard users who sign in with a password (besides the admin token). */
+  readonly dashboardUsers: readonly DashboardUser[];
+  readonly sessionTtlSeconds: number;
+  /** Mark session cookies Secure; set when the admin listener is served over TLS. */
+  readonly cookieSecure: boolean;
+}
+
+export interface DashboardUser {
+  readonly username: string;
+  /** scrypt$N$r$p$salt$hash, as `gatewayctl hash-password` prints it. */
+  readonly passwordHash: string;
 }
 
 export class SettingsError extends Error {
@@ -76,6 +89,10 @@ const SOURCES = {
   maxBodyBytes: ['max_body_bytes', 'GATEWAY_MAX_BODY_BYTES'],
   throttleMaxFailures: ['throttle_max_failures', 'GATEWAY_THROTTLE_MAX_FAILURES'],
   throttleWindowSeconds: ['throttle_window_seconds', 'GATEWAY_THROTTLE_WINDOW_SECONDS'],
+  jwtSigningKeyFile: ['jwt_signing_key_file', 'GATEWAY_JWT_SIGNING_KEY_FILE'],
+  dashboardUsers: ['dashboard_users', 'GATEWAY_DASHBOARD_USERS'],
+  sessionTtlSeconds: ['session_ttl_seconds', 'GATEWAY_SESSION_TTL_SECONDS'],
+  cookieSecure: ['cookie_secure', 'GATEWAY_COOKIE_SECURE'],
 } as const satisfies Record<keyof Settings, readonly [string, string]>;
 
 type Key = keyof typeof SOURCES;
@@ -111,6 +128,31 @@ function list(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: string[]): 
   if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
   if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter(Boolean);
   throw new SettingsError(name, 'must be a list or a comma-separated string');
+}
+
+function bool(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: boolean): boolean {
+  const [value, name] = lookup(key, yaml, env);
+  if (value === undefined || value === null || value === '') return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new SettingsError(name, `must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** "user:scrypt$..." entries (comma-separated in the environment, a list in YAML). */
+function dashboardUsers(yaml: Raw, env: NodeJS.ProcessEnv): DashboardUser[] {
+  const name = lookup('dashboardUsers', yaml, env)[1];
+  const users = list('dashboardUsers', yaml, env, []).map((entry) => {
+    const colon = entry.indexOf(':');
+    const username = entry.slice(0, colon);
+    const passwordHash = entry.slice(colon + 1);
+    if (colon < 1 || !/^[A-Za-z0-9._@-]{1,64}$/.test(username)) throw new SettingsError(name, 'each entry must be username:hash with a username of letters, digits, . _ @ -');
+    if (!/^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/.test(passwordHash)) {
+      throw new SettingsError(name, `the hash for ${username} is not a scrypt hash as printed by gatewayctl hash-password`);
+    }
+    return { username, passwordHash };
+  });
+  if (new Set(users.map((u) => u.username)).size !== users.length) throw new SettingsError(name, 'a username appears twice');
+  return users;
 }
 
 function url(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, protocols: string[]): string | undefined {
@@ -220,6 +262,11 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     throw new SettingsError(lookup('trustedProxies', yaml, env)[1], (error as Error).message);
   }
 
+  const jwtSigningKeyFile = str('jwtSigningKeyFile', yaml, env);
+  if (jwtSigningKeyFile !== undefined && !existsSync(resolve(cwd, jwtSigningKeyFile))) {
+    throw new SettingsError(lookup('jwtSigningKeyFile', yaml, env)[1], `file ${resolve(cwd, jwtSigningKeyFile)} does not exist`);
+  }
+
   const issuer = url('issuer', yaml, env, ['http:', 'https:']) ?? `http://localhost:${port}`;
 
   const settings: Settings = {
@@ -248,6 +295,10 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     maxBodyBytes: int('maxBodyBytes', yaml, env, 1_048_576, 1, 104_857_600),
     throttleMaxFailures: int('throttleMaxFailures', yaml, env, 10, 1, 100_000),
     throttleWindowSeconds: int('throttleWindowSeconds', yaml, env, 300, 1, 86_400),
+    jwtSigningKeyFile: jwtSigningKeyFile === undefined ? undefined : resolve(cwd, jwtSigningKeyFile),
+    dashboardUsers: dashboardUsers(yaml, env),
+    sessionTtlSeconds: int('sessionTtlSeconds', yaml, env, 28_800, 60, 604_800),
+    cookieSecure: bool('cookieSecure', yaml, env, false),
   };
   return Object.freeze(settings);
 }

@@ -1,0 +1,43 @@
+// The CLI's connection to the admin API: where it is and which token to present.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface AdminConnection {
+  url: string;
+  token: string;
+}
+
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** --admin-url / GATEWAY_ADMIN_URL, and --admin-token / GATEWAY_ADMIN_TOKEN / the development token file. */
+export function adminConnection(options: { 'admin-url'?: string; 'admin-token'?: string }, env = process.env): AdminConnection {
+  const url = (options['admin-url'] ?? env.GATEWAY_ADMIN_URL ?? `http://127.0.0.1:${env.GATEWAY_ADMIN_PORT ?? '8081'}`).replace(/\/+$/, '');
+  let token = options['admin-token'] ?? env.GATEWAY_ADMIN_TOKEN;
+  const file = join(env.GATEWAY_DATA_DIR ?? '.gateway', 'admin-token');
+  if (!token && existsSync(file)) token = readFileSync(file, 'utf8').trim();
+  if (!token) throw new CliError('No admin token: pass --admin-token, set GATEWAY_ADMIN_TOKEN, or run from the directory where the gateway keeps .gateway/admin-token.');
+  return { url, token };
+}
+
+/** Calls the admin API; a non-2xx answer becomes a CliError with the gateway's message. */
+export async function adminRequest<T>(connection: AdminConnection, method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(connection.url + path, {
+      method,
+      headers: { authorization: `Bearer ${connection.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch (error) {
+    throw new CliError(`Cannot reach the admin API at ${connection.url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+  }
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as T & { error?: string; message?: string }) : ({} as T & { error?: string; message?: string });
+  if (!response.ok) throw new CliError(`${response.status} ${parsed.error ?? ''}: ${parsed.message ?? text}`.trim());
+  return parsed;
+}

@@ -1,0 +1,75 @@
+// gatewayctl clients create|list|show|delete, and keys rotate.
+import { adminConnection, adminRequest, CliError } from '../admin-client.js';
+import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
+import { printJson, printTable } from '../output.js';
+
+interface Client {
+  client_id: string;
+  name: string;
+  scopes: string[];
+  account_id: string | null;
+  created_at: string;
+  client_secret?: string;
+}
+
+export const clientCommands: Command[] = [
+  {
+    group: 'clients',
+    name: 'create',
+    summary: 'Create an OAuth client; prints its client_secret once.',
+    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--json]',
+    options: { ...ADMIN_OPTIONS, name: { type: 'string' }, scopes: { type: 'string' }, 'account-id': { type: 'string' } },
+    async run(values) {
+      if (!values.name) throw new CliError('--name is required');
+      const client = await adminRequest<Client>(adminConnection(values), 'POST', '/admin/v1/clients', {
+        name: values.name,
+        scopes: csv(values.scopes),
+        ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
+      });
+      if (values.json) return printJson(client);
+      console.log(`client_id:     ${client.client_id}`);
+      console.log(`client_secret: ${client.client_secret}`);
+      console.log(`scopes:        ${client.scopes.join(' ')}`);
+      console.log('The secret is shown only now: store it safely.');
+    },
+  },
+  {
+    group: 'clients',
+    name: 'list',
+    summary: 'List OAuth clients.',
+    usage: 'gatewayctl clients list [--json]',
+    options: { ...ADMIN_OPTIONS },
+    async run(values) {
+      const { clients } = await adminRequest<{ clients: Client[] }>(adminConnection(values), 'GET', '/admin/v1/clients');
+      if (values.json) return printJson(clients);
+      printTable(
+        clients.map((c) => ({ client_id: c.client_id, name: c.name, scopes: c.scopes.join(' '), created: c.created_at })),
+        ['client_id', 'name', 'scopes', 'created'],
+      );
+    },
+  },
+  {
+    group: 'clients',
+    name: 'delete',
+    summary: 'Delete an OAuth client; its tokens stop working at once.',
+    usage: 'gatewayctl clients delete CLIENT_ID',
+    options: { ...ADMIN_OPTIONS },
+    async run(values, [clientId]) {
+      if (!clientId) throw new CliError('CLIENT_ID is required');
+      await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/clients/${encodeURIComponent(clientId)}`);
+      console.log(`Deleted client ${clientId}.`);
+    },
+  },
+  {
+    group: 'keys',
+    name: 'rotate',
+    summary: 'Rotate the JWT signing key; the previous key stays in the JWKS for tokens already issued.',
+    usage: 'gatewayctl keys rotate [--json]',
+    options: { ...ADMIN_OPTIONS },
+    async run(values) {
+      const result = await adminRequest<{ active_kid: string; previous_kid: string }>(adminConnection(values), 'POST', '/admin/v1/signing-keys/rotate');
+      if (values.json) return printJson(result);
+      console.log(`Active key:   ${result.active_kid}\nPrevious key: ${result.previous_kid} (still verifies tokens until the next rotation)`);
+    },
+  },
+];
