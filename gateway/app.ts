@@ -83,7 +83,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   const policy = new PolicyHolder(() => loadPolicyDirectory(settings.policiesDir));
   const metrics = new GatewayMetrics();
   const hasher = await ClientSecretHasher.open(store);
-  const keys = await SigningKeys.open(store, settings.jwtSigningAlgorithm);
+  const keys = await SigningKeys.open(store, settings);
   const tokens = new AccessTokens(settings, keys);
   const usage = new UsageRecorder(store);
 

@@ -1,6 +1,204 @@
-// PLACEHOLDER: the OpenAPI document is filled in with the admin API.
+// OpenAPI 3.1 description of the token endpoint and the admin API, served at /admin/openapi.json.
 import type { Settings } from '../config/settings.js';
+import { ERRORS } from '../errors.js';
+import { PERMISSION_NAMES, SCOPES } from '../policy/vocabulary.js';
 
-export function openApiDocument(settings: Settings) {
-  return { openapi: '3.1.0', info: { title: 'Access gateway', version: '0.1.0' }, servers: [{ url: settings.issuer }], paths: {} };
+const json = (schema: object) => ({ 'application/json': { schema } });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const errorResponse = (description: string) => ({ description, content: json(ref('Error')) });
+const oauthErrorResponse = (description: string) => ({ description, content: json(ref('OAuthError')) });
+
+const ADMIN_ERRORS = {
+  '400': errorResponse('Invalid input; `field` names the field and `message` what is wrong.'),
+  '401': errorResponse('Missing or wrong admin token (admin_unauthorized).'),
+  '503': errorResponse('The credential store is unreachable (store_unavailable).'),
+};
+
+const clientCredentialsForm = {
+  'application/x-www-form-urlencoded': {
+    schema: {
+      type: 'object',
+      properties: {
+        client_id: { type: 'string', format: 'uuid', description: 'Omit when using HTTP Basic.' },
+        client_secret: { type: 'string', description: 'Omit when using HTTP Basic.' },
+      },
+    },
+  },
+};
+
+export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Access gateway: token endpoint and admin API',
+      version: '1',
+      description: 'OAuth 2.0 client credentials for the public API; service accounts (Ed25519-signed requests) for the banking API.',
+    },
+    servers: [
+      { url: settings.issuer, description: 'public listener (token endpoint, proxied routes)' },
+      { url: 'http://127.0.0.1:8081', description: 'admin listener (/admin/v1/*), private' },
+    ],
+    components: {
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', description: 'GATEWAY_ADMIN_TOKEN (admin listener only).' },
+        clientBasic: { type: 'http', scheme: 'basic', description: 'client_id:client_secret (RFC 6749 2.3.1).' },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error', 'message', 'request_id'],
+          properties: {
+            error: { type: 'string', enum: Object.keys(ERRORS) },
+            message: { type: 'string' },
+            request_id: { type: 'string' },
+            field: { type: 'string', description: 'For validation errors: the field at fault.' },
+          },
+        },
+        OAuthError: {
+          type: 'object',
+          required: ['error', 'message', 'error_description'],
+          properties: {
+            error: { type: 'string', enum: ['auth_error', 'invalid_request', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests'] },
+            message: { type: 'string' },
+            error_description: { type: 'string' },
+          },
+        },
+        TokenResponse: {
+          type: 'object',
+          required: ['access_token', 'token_type', 'expires_in', 'scope'],
+          properties: {
+            access_token: { type: 'string', description: 'RFC 9068 JWT (typ at+jwt).' },
+            token_type: { const: 'Bearer' },
+            expires_in: { type: 'integer', description: 'Seconds.', example: 86400 },
+            scope: { type: 'string', example: 'sales products' },
+          },
+        },
+        ClientInput: {
+          type: 'object',
+          required: ['name', 'scopes'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', maxLength: 200 },
+            scopes: { type: 'array', minItems: 1, items: { enum: [...SCOPES] } },
+            account_id: { type: 'string', maxLength: 200 },
+          },
+        },
+        Client: {
+          type: 'object',
+          properties: {
+            client_id: { type: 'string', format: 'uuid' },
+            name: { type: 'string' },
+            scopes: { type: 'array', items: { enum: [...SCOPES] } },
+            account_id: { type: ['string', 'null'] },
+            created_at: { type: 'string', format: 'date-time' },
+          },
+        },
+        ServiceAccountInput: {
+          type: 'object',
+          required: ['description', 'public_key', 'permissions'],
+          additionalProperties: false,
+          properties: {
+            description: { type: 'string', maxLength: 200 },
+            public_key: { type: 'string', description: 'ssh-ed25519 AAAA... [comment]' },
+            permissions: { type: 'array', minItems: 1, items: { enum: PERMISSION_NAMES } },
+            allowed_ips: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses or CIDR ranges. Default: 0.0.0.0/0 and ::/0.' },
+            account_id: { type: 'string', maxLength: 200 },
+          },
+        },
+        ServiceAccount: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', description: 'Management identifier.' },
+            access_id_hint: { type: 'string', description: 'The Access ID, partly hidden.' },
+            description: { type: 'string' },
+            public_key: { type: 'string' },
+            fingerprint: { type: 'string', example: 'SHA256:...' },
+            permissions: { type: 'array', items: { enum: PERMISSION_NAMES } },
+            allowed_ips: { type: 'array', items: { type: 'string' } },
+            account_id: { type: ['string', 'null'] },
+            created_at: { type: 'string', format: 'date-time' },
+            last_used_at: { type: ['string', 'null'], format: 'date-time' },
+            last_used_ip: { type: ['string', 'null'] },
+          },
+        },
+      },
+    },
+    paths: {
+      '/v1/oauth/token': {
+        post: {
+          summary: 'Issue an access token (client credentials grant).',
+          security: [{}, { clientBasic: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              'application/x-www-form-urlencoded': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    ...clientCredentialsForm['application/x-www-form-urlencoded'].schema.properties,
+                    grant_type: { const: 'client_credentials', description: 'Optional.' },
+                    scope: { type: 'string', description: 'Optional: a space-separated subset of the client scopes.' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': { description: 'Token issued. Cache-Control: no-store.', content: json(ref('TokenResponse')) },
+            '400': oauthErrorResponse('invalid_request, unsupported_grant_type or invalid_scope.'),
+            '401': oauthErrorResponse('auth_error: the client is invalid.'),
+            '429': oauthErrorResponse('too_many_requests: repeated failures; see Retry-After.'),
+          },
+        },
+      },
+      '/v1/oauth/revoke': {
+        post: {
+          summary: 'Revoke an access token (RFC 7009). Client authentication as for the token endpoint.',
+          requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string' } } } } } },
+          responses: { '200': { description: 'Revoked (or the token was already invalid).' }, '401': oauthErrorResponse('auth_error.') },
+        },
+      },
+      '/v1/oauth/introspect': {
+        post: {
+          summary: 'Introspect an access token (RFC 7662). Client authentication as for the token endpoint.',
+          requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } },
+          responses: { '200': { description: '{"active": true, ...claims} or {"active": false}.' }, '401': oauthErrorResponse('auth_error.') },
+        },
+      },
+      '/.well-known/jwks.json': { get: { summary: 'Public signing keys: the active and the previous one.', responses: { '200': { description: 'JWKS.' } } } },
+      '/.well-known/oauth-authorization-server': { get: { summary: 'RFC 8414 metadata.', responses: { '200': { description: 'Metadata.' } } } },
+      '/admin/v1/clients': {
+        post: {
+          summary: 'Create an OAuth client. The client_secret is in this response only.',
+          security: [{ adminToken: [] }],
+          requestBody: { required: true, content: json(ref('ClientInput')) },
+          responses: { '201': { description: 'Created.', content: json({ allOf: [ref('Client'), { type: 'object', properties: { client_secret: { type: 'string' } } }] }) }, ...ADMIN_ERRORS },
+        },
+        get: { summary: 'List OAuth clients.', security: [{ adminToken: [] }], responses: { '200': { description: 'Clients.', content: json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } } }) }, ...ADMIN_ERRORS } },
+      },
+      '/admin/v1/clients/{client_id}': {
+        parameters: [{ name: 'client_id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { summary: 'Show a client.', security: [{ adminToken: [] }], responses: { '200': { description: 'Client.', content: json(ref('Client')) }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
+        delete: { summary: 'Delete a client; its tokens fail at once.', security: [{ adminToken: [] }], responses: { '204': { description: 'Deleted.' }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
+      },
+      '/admin/v1/service-accounts': {
+        post: {
+          summary: 'Create a service account. The full access_id is in this response only.',
+          security: [{ adminToken: [] }],
+          requestBody: { required: true, content: json(ref('ServiceAccountInput')) },
+          responses: { '201': { description: 'Created.', content: json({ allOf: [ref('ServiceAccount'), { type: 'object', properties: { access_id: { type: 'string', format: 'uuid' } } }] }) }, ...ADMIN_ERRORS },
+        },
+        get: { summary: 'List service accounts (Access ID partly hidden).', security: [{ adminToken: [] }], responses: { '200': { description: 'Service accounts.', content: json({ type: 'object', properties: { service_accounts: { type: 'array', items: ref('ServiceAccount') } } }) }, ...ADMIN_ERRORS } },
+      },
+      '/admin/v1/service-accounts/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { summary: 'Show a service account.', security: [{ adminToken: [] }], responses: { '200': { description: 'Service account.', content: json(ref('ServiceAccount')) }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
+        delete: { summary: 'Delete a service account: every later request with its Access ID gets 401, on every instance.', security: [{ adminToken: [] }], responses: { '204': { description: 'Deleted.' }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
+      },
+      '/admin/v1/signing-keys/rotate': {
+        post: { summary: 'Rotate the JWT signing key.', security: [{ adminToken: [] }], responses: { '200': { description: '{active_kid, previous_kid}.' }, ...ADMIN_ERRORS } },
+      },
+      '/admin/v1/policy': { get: { summary: 'The active policy routes.', security: [{ adminToken: [] }], responses: { '200': { description: 'Routes.' }, ...ADMIN_ERRORS } } },
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type JWTHeaderParameters } from 'jose';
 import type { Settings } from '../config/settings.js';
 import type { SigningKeys } from './signing-keys.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 export interface AccessTokenClaims extends JWTPayload {
   sub: string;
@@ -30,6 +31,8 @@ export class TokenVerificationError extends Error {
 type TokenSettings = Pick<Settings, 'issuer' | 'audience' | 'tokenTtlSeconds' | 'jwtAllowedAlgorithms'>;
 
 export class AccessTokens {
+  private readonly verified = new VerifiedTokenCache<AccessTokenClaims>();
+
   constructor(private readonly settings: TokenSettings, private readonly keys: SigningKeys) {}
 
   get lifetimeSeconds(): number {
@@ -56,8 +59,10 @@ export class AccessTokens {
 
   /** Verifies signature, algorithm, typ, iss, aud and exp; throws TokenVerificationError with a reason. */
   async verify(token: string): Promise<AccessTokenClaims> {
+    const cached = this.verified.get(token, Math.floor(Date.now() / 1000), (kid) => this.keys.knows(kid));
+    if (cached) return cached;
     try {
-      const { payload } = await jwtVerify(token, (header: JWTHeaderParameters) => this.keyFor(header), {
+      const { payload, protectedHeader } = await jwtVerify(token, (header: JWTHeaderParameters) => this.keyFor(header), {
         algorithms: [...this.settings.jwtAllowedAlgorithms],
         issuer: this.settings.issuer,
         audience: this.settings.audience,
@@ -68,6 +73,7 @@ export class AccessTokens {
       if (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string') {
         throw new TokenVerificationError('claims have the wrong types');
       }
+      this.verified.set(token, protectedHeader.kid!, payload as AccessTokenClaims);
       return payload as AccessTokenClaims;
     } catch (error) {
       throw new TokenVerificationError(reasonOf(error));

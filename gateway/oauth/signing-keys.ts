@@ -3,8 +3,10 @@
 // periodic refresh picks up a rotation made elsewhere.
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { readFileSync } from 'node:fs';
 import type { CryptoKey } from 'jose';
-import type { JwtAlgorithm } from '../config/settings.js';
+import type { JwtAlgorithm, Settings } from '../config/settings.js';
+import { GatewayError } from '../errors.js';
 import type { CredentialStore } from '../store/types.js';
 
 const KEYS_META = 'jwt-signing-keys';
@@ -48,6 +50,26 @@ async function load(stored: StoredKey): Promise<LoadedKey> {
   };
 }
 
+/** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */
+function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): StoredKeySet {
+  const fail = (problem: string) => new Error(`Invalid setting GATEWAY_JWT_SIGNING_KEY_FILE: ${file} ${problem}`);
+  let doc: { keys?: JWK[] };
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8')) as { keys?: JWK[] };
+  } catch (error) {
+    throw fail(`is not a readable JSON file: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(doc.keys) || doc.keys.length === 0 || doc.keys.length > 2) throw fail('must be a JWKS with one or two private keys');
+  const stored = doc.keys.map((jwk, i): StoredKey => {
+    if (typeof jwk.kid !== 'string' || !jwk.kid) throw fail(`key ${i + 1} has no kid`);
+    if (!(allowed as readonly string[]).includes(jwk.alg ?? '')) throw fail(`key ${jwk.kid} has alg ${JSON.stringify(jwk.alg)}, not one of ${allowed.join(', ')}`);
+    if (jwk.d === undefined) throw fail(`key ${jwk.kid} has no private part`);
+    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
+    return { kid: jwk.kid, alg: jwk.alg as JwtAlgorithm, privateJwk: jwk, publicJwk: { ...publicJwk, use: 'sig' }, createdAt: '' };
+  });
+  return { active: stored[0]!, previous: stored[1] ?? null };
+}
+
 export class SigningKeys {
   private active!: LoadedKey;
   private previous: LoadedKey | null = null;
@@ -55,15 +77,26 @@ export class SigningKeys {
   private lastRefresh = 0;
   private timer: NodeJS.Timeout | undefined;
 
+  private fixed = false;
+
   private constructor(private readonly store: CredentialStore, private readonly algorithm: JwtAlgorithm) {}
 
-  /** Loads the shared keys, generating the first one if the store has none. */
-  static async open(store: CredentialStore, algorithm: JwtAlgorithm): Promise<SigningKeys> {
-    const keys = new SigningKeys(store, algorithm);
+  /** Loads the keys fixed by a key file, or the shared keys in the store (generating the first). */
+  static async open(store: CredentialStore, settings: Pick<Settings, 'jwtSigningAlgorithm' | 'jwtAllowedAlgorithms' | 'jwtSigningKeyFile'>): Promise<SigningKeys> {
+    const keys = new SigningKeys(store, settings.jwtSigningAlgorithm);
+    if (settings.jwtSigningKeyFile) {
+      const set = keySetFromFile(settings.jwtSigningKeyFile, settings.jwtAllowedAlgorithms);
+      keys.active = await load(set.active);
+      keys.previous = set.previous ? await load(set.previous) : null;
+      keys.fixed = true;
+      return keys;
+    }
     if ((await store.getMeta(KEYS_META)) === null) {
-      await store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(algorithm), previous: null } satisfies StoredKeySet));
+      await store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm), previous: null } satisfies StoredKeySet));
     }
     await keys.refresh();
+    // The configured algorithm wins: a changed setting rotates to a key of that algorithm.
+    if (keys.active.alg !== settings.jwtSigningAlgorithm) await keys.rotate();
     keys.timer = setInterval(() => void keys.refresh().catch(() => {}), REFRESH_INTERVAL_MS);
     keys.timer.unref();
     return keys;
@@ -71,6 +104,7 @@ export class SigningKeys {
 
   /** Re-reads the key set; imports only when it changed. */
   async refresh(): Promise<void> {
+    if (this.fixed) return;
     this.lastRefresh = Date.now();
     const raw = await this.store.getMeta(KEYS_META);
     if (raw === null || raw === this.raw) return;
@@ -93,6 +127,11 @@ export class SigningKeys {
     return this.find(kid);
   }
 
+  /** True while the key is published (active or previous); a key rotated out twice is not. */
+  knows(kid: string): boolean {
+    return this.find(kid) !== undefined;
+  }
+
   private find(kid: string | undefined): LoadedKey | undefined {
     if (kid === this.active.kid) return this.active;
     if (this.previous && kid === this.previous.kid) return this.previous;
@@ -106,6 +145,7 @@ export class SigningKeys {
 
   /** Makes a new active key; the old active key becomes the previous one and the older one is dropped. */
   async rotate(): Promise<{ kid: string; previousKid: string }> {
+    if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: rotate by replacing that file.');
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = await this.store.getMeta(KEYS_META);
       const current = JSON.parse(raw!) as StoredKeySet;
