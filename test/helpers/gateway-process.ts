@@ -1,0 +1,67 @@
+// Runs the gateway as a real process (gateway/main.ts through tsx), as `npm start` would, for
+// tests of process-level behaviour: signals, several instances, the README walkthrough.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { Test } from 'tap';
+import { REPO_ROOT } from './gateway.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  port: number;
+  adminPort: number;
+  publicUrl: string;
+  adminUrl: string;
+  /** Everything the process wrote so far (JSON log lines). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts gateway/main.ts with the given environment and waits for "gateway started". */
+export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
+  const port = await freePort();
+  const adminPort = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
+  };
+  t.teardown(stop);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    const check = () => {
+      if (output.includes('gateway started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, port, adminPort, publicUrl: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, output: () => output, stop };
+}
