@@ -4,11 +4,10 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY gateway ./gateway
 COPY bench ./bench
-COPY test ./test
-RUN node node_modules/typescript/bin/tsc -p tsconfig.json
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
 # Runtime stage: production dependencies and the compiled gateway only, as a non-root user.
 FROM node:20-bookworm-slim AS runtime

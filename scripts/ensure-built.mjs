@@ -10,4 +10,4 @@ if (stale) {
   console.error('[ensure-built] installing dependencies (npm ci)');
   execFileSync(npm, ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
-execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'], { stdio: 'inherit' });
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--incremental', '--tsBuildInfoFile', 'dist/.tsbuildinfo'], { stdio: 'inherit' });
