@@ -5,7 +5,8 @@ import Fastify, { LogController, type FastifyInstance, type FastifyRequest } fro
 import formBody from '@fastify/formbody';
 import type { DestinationStream } from 'pino';
 import type { Settings } from './config/settings.js';
-import { installErrorReplies } from './http/error-reply.js';
+import { GatewayError } from './errors.js';
+import { installErrorReplies, sendError } from './http/error-reply.js';
 import { loggerOptions } from './http/logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { resolveClientAddress } from './net/client-ip.js';
@@ -55,6 +56,11 @@ function newFastify(settings: Settings, options: GatewayOptions): FastifyInstanc
     // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
     trustProxy: false,
     bodyLimit: settings.maxBodyBytes,
+    // Errors Fastify raises before routing (e.g. a malformed percent-encoding) use the catalog too.
+    frameworkErrors: (error, request, reply) => {
+      const code = (error as { code?: string }).code === 'FST_ERR_BAD_URL' ? 'ambiguous_path' : 'bad_request';
+      sendError(request, reply, new GatewayError(code, code === 'ambiguous_path' ? 'The request path is rejected: it contains a malformed percent-encoding.' : undefined));
+    },
   });
   installErrorReplies(app);
   return app;
