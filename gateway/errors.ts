@@ -19,6 +19,10 @@ export const ERRORS = {
   nonce_replayed: { status: 401, message: 'The signature nonce has already been used.' },
   digest_mismatch: { status: 401, message: 'Content-Digest is missing or does not match the request body.' },
   unknown_access_id: { status: 401, message: 'The Access ID does not belong to an active service account.' },
+  access_id_conflict: { status: 401, message: 'The request carries more than one x-access-id header.' },
+  signature_components_missing: { status: 401, message: 'The signature does not cover every component the gateway requires.' },
+  signature_algorithm_unsupported: { status: 401, message: 'The signature algorithm must be ed25519.' },
+  signature_not_yet_valid: { status: 401, message: 'The signature was created in the future.' },
   ip_not_allowed: { status: 403, message: 'The client address is not in the service account\'s allow-list.' },
   permission_denied: { status: 403, message: 'The service account lacks the permission this route requires.' },
 

@@ -1,0 +1,70 @@
+// The gateway's checks on a chosen signature beyond RFC 9421 itself (DESIGN 2.2): required
+// coverage, alg, created window, expires, nonce shape, Content-Digest. Each failure is a catalog
+// error, checked before the credential store is asked anything.
+import { serializeDictionary, type Parameters } from 'structured-headers';
+import { GatewayError } from '../errors.js';
+import { checkContentDigest } from '../signing/content-digest.js';
+import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '../signing/profile.js';
+import type { ReceivedSignature } from '../signing/signature-headers.js';
+
+/** How far in the future `created` may be: clocks of clients and gateway differ a little. */
+export const CLOCK_SKEW_SECONDS = 10;
+export const MAX_NONCE_LENGTH = 128;
+export const ACCESS_ID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** How long a nonce is remembered: as long as a signature carrying it can be accepted. */
+export function nonceTtlSeconds(windowSeconds: number): number {
+  return windowSeconds + CLOCK_SKEW_SECONDS;
+}
+
+export function checkCoverage(signature: ReceivedSignature, hasBody: boolean): void {
+  const missing = requiredComponents(hasBody).filter((c) => !signature.components.includes(c));
+  if (missing.length > 0) {
+    throw new GatewayError('signature_components_missing', `The signature must also cover ${missing.map((c) => JSON.stringify(c)).join(' ')}.`);
+  }
+}
+
+/** alg, created, expires and nonce; returns the nonce. */
+export function checkParameters(signature: ReceivedSignature, windowSeconds: number, nowSeconds: number): string {
+  const { alg, created, expires, nonce } = signature.params;
+  if (alg !== undefined && alg !== ALGORITHM) {
+    throw new GatewayError('signature_algorithm_unsupported', `The alg parameter must be "${ALGORITHM}" (got ${JSON.stringify(alg)}).`);
+  }
+  if (created === undefined) throw new GatewayError('signature_invalid', 'The signature has no created parameter.');
+  if (nonce === undefined || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH) {
+    throw new GatewayError('signature_invalid', `The signature needs a nonce parameter of 1 to ${MAX_NONCE_LENGTH} characters.`);
+  }
+  if (created > nowSeconds + CLOCK_SKEW_SECONDS) throw new GatewayError('signature_not_yet_valid', 'The signature was created in the future; check the client clock.');
+  if (nowSeconds - created > windowSeconds) throw new GatewayError('signature_expired', `The signature was created more than ${windowSeconds} seconds ago.`);
+  if (expires !== undefined) {
+    if (expires < created) throw new GatewayError('signature_invalid', 'The signature expires before it was created.');
+    if (nowSeconds >= expires) throw new GatewayError('signature_expired', 'The signature has expired.');
+  }
+  return nonce;
+}
+
+/** With a body, Content-Digest must be present, covered and match the bytes; without, it must match if sent. */
+export function checkDigest(digestHeader: string | undefined, body: Buffer, signature: ReceivedSignature): void {
+  if (digestHeader === undefined) {
+    if (body.length > 0) throw new GatewayError('digest_mismatch', 'A request with a body needs a Content-Digest header (sha-256 or sha-512).');
+    return;
+  }
+  if (!signature.components.includes(BODY_COMPONENT)) throw new GatewayError('signature_components_missing', 'The signature must cover "content-digest" when the header is sent.');
+  const result = checkContentDigest(digestHeader, body);
+  if (result === 'match') return;
+  const problems = {
+    mismatch: 'Content-Digest does not match the request body.',
+    no_supported_algorithm: 'Content-Digest has no sha-256 or sha-512 member.',
+    malformed: 'Content-Digest is not a valid structured field dictionary of byte sequences.',
+  } as const;
+  throw new GatewayError('digest_mismatch', problems[result]);
+}
+
+/** RFC 9421 section 5: what the client must sign next time. */
+export function acceptSignature(hasBody: boolean, accessId: string | undefined): string {
+  const params = new Map<string, string | boolean>([['created', true]]);
+  if (accessId !== undefined && ACCESS_ID_FORMAT.test(accessId)) params.set('keyid', accessId);
+  params.set('alg', ALGORITHM);
+  const components = requiredComponents(hasBody).map((c): [string, Parameters] => [c, new Map()]);
+  return serializeDictionary(new Map([['sig1', [components, params]]]));
+}
