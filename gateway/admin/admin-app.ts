@@ -1,5 +1,5 @@
-// The private admin listener: health and metrics for SREs, and the admin API behind the admin
-// token (the CLI and the dashboard use the same API).
+// The private admin listener: health and metrics for SREs, the dashboard, and the admin API behind
+// the admin token or a dashboard session (the CLI and the dashboard use the same API).
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
@@ -11,6 +11,7 @@ import { adminGuard } from './admin-auth.js';
 import { registerClientRoutes } from './clients-routes.js';
 import { openApiDocument } from './openapi.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
+import { registerDashboard } from '../dashboard/dashboard-app.js';
 
 export interface AdminDependencies {
   settings: Settings;
@@ -40,8 +41,11 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
 
   app.get('/admin/openapi.json', async () => openApiDocument(deps.settings));
 
+  const dashboard = await registerDashboard(app, deps);
+
   await app.register(async (api) => {
-    api.addHook('onRequest', adminGuard(deps.settings.adminToken!));
+    // A session cookie counts only with its CSRF token on changes (checked by the dashboard).
+    api.addHook('onRequest', adminGuard(deps.settings.adminToken!, dashboard.sessionCheck));
     registerClientRoutes(api, deps.store, deps.hasher);
     registerServiceAccountRoutes(api, deps.store);
 

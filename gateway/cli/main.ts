@@ -4,9 +4,10 @@ import { parseArgs } from 'node:util';
 import { CliError } from './admin-client.js';
 import type { Command } from './command.js';
 import { clientCommands } from './commands/clients.js';
+import { hashPasswordCommand } from './commands/hash-password.js';
 
 // Each command group lives in its own file under commands/; add new groups here.
-const COMMANDS: Command[] = [...clientCommands];
+const COMMANDS: Command[] = [...clientCommands, hashPasswordCommand];
 
 function usage(): string {
   return ['Usage: gatewayctl <command> [options]', '', ...COMMANDS.map((c) => `  ${c.usage}\n      ${c.summary}`), '', 'Admin options: --admin-url (GATEWAY_ADMIN_URL), --admin-token (GATEWAY_ADMIN_TOKEN).'].join('\n');

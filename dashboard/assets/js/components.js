@@ -1,0 +1,89 @@
+// Pieces shared by the two tabs: headers, empty states, labelled fields, secret reveals.
+import { h } from './dom.js';
+import { copyButton } from './copy-button.js';
+
+export function panelHeader({ title, description, action }) {
+  return h('div', { class: 'panel-header' }, h('div', {}, h('h2', {}, title), h('p', {}, description)), action);
+}
+
+export function emptyState({ title, text, action }) {
+  return h('div', { class: 'empty' }, h('div', { class: 'empty-icon', 'aria-hidden': 'true' }, '+'), h('h3', {}, title), h('p', {}, text), action);
+}
+
+/** A link styled as a button, for moves between views (they are navigation, not actions). */
+export function linkButton(href, text, className = 'button button-primary') {
+  return h('a', { href, class: className }, text);
+}
+
+/**
+ * A labelled input with its hint and its error slot, wired with aria-describedby.
+ * `field` is the API's name for it, so a 400's `field` finds it.
+ */
+export function textField({ id, field, label, optional = false, hint, multiline = false, mono = false, attributes = {} }) {
+  const describedBy = [hint ? `${id}-hint` : null, `${id}-error`].filter(Boolean).join(' ');
+  const control = h(multiline ? 'textarea' : 'input', {
+    id,
+    name: field,
+    type: multiline ? null : 'text',
+    class: mono ? 'mono' : null,
+    'aria-describedby': describedBy,
+    spellcheck: mono ? 'false' : null,
+    autocomplete: 'off',
+    ...attributes,
+  });
+  return h(
+    'div',
+    { class: 'field', 'data-field': field },
+    h('label', { for: id }, label, optional ? h('span', { class: 'optional' }, ' (optional)') : null),
+    control,
+    hint ? h('p', { id: `${id}-hint`, class: 'hint' }, hint) : null,
+    h('p', { id: `${id}-error`, class: 'field-error', hidden: true }),
+  );
+}
+
+/** A group of checkboxes (permissions, scopes) with a legend, a hint and one error slot. */
+export function checkboxGroup({ id, field, legend, hint, options }) {
+  return h(
+    'fieldset',
+    { class: 'field', 'data-field': field, 'aria-describedby': `${id}-hint ${id}-error` },
+    h('legend', {}, legend),
+    hint,
+    h(
+      'div',
+      { class: 'checkbox-list' },
+      options.map((option) =>
+        h(
+          'label',
+          { class: 'checkbox-option', for: `${id}-${option.value}` },
+          h('input', { type: 'checkbox', id: `${id}-${option.value}`, name: field, value: option.value, 'aria-describedby': `${id}-${option.value}-detail` }),
+          h('span', {}, h('span', { class: 'option-title' }, option.title, option.badge ?? null), h('span', { id: `${id}-${option.value}-detail` }, option.details)),
+        ),
+      ),
+    ),
+    h('p', { id: `${id}-error`, class: 'field-error', hidden: true }),
+  );
+}
+
+export function checkedValues(form, field) {
+  return [...form.querySelectorAll(`input[name="${field}"]:checked`)].map((input) => input.value);
+}
+
+/** A value shown once (Access ID, client secret): labelled, selectable, with a copy button. */
+export function secretReveal({ id, label, value }) {
+  return [
+    h('h3', { id: `${id}-label` }, label),
+    h('div', { class: 'secret-row' }, h('output', { id, class: 'secret-value', 'aria-labelledby': `${id}-label` }, value), copyButton(value, label)),
+  ];
+}
+
+export function formSummary() {
+  return h('div', { class: 'alert alert-error form-summary', role: 'alert', tabindex: '-1', hidden: true });
+}
+
+export function chips(values, riskyValues = new Set()) {
+  return h('ul', { class: 'chips' }, values.map((value) => h('li', { class: riskyValues.has(value) ? 'chip chip-risk' : 'chip' }, value)));
+}
+
+export function routesText(routes) {
+  return routes.length === 0 ? 'No route in the current policy' : routes.map((r) => `${r.method} ${r.path}`).join(', ');
+}

@@ -1,0 +1,22 @@
+// Dates and identifiers as people read them.
+import { h } from './dom.js';
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+/** <time> with the full date; `relative` shows "3 minutes ago" with the date as its title. */
+export function timeElement(iso, { relative = false } = {}) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return document.createTextNode('—');
+  const full = dateFormat.format(date);
+  return h('time', { datetime: date.toISOString(), title: relative ? full : null }, relative ? relativeTime(date) : full);
+}
+
+export function relativeTime(date) {
+  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
+  const units = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60]];
+  for (const [unit, size] of units) {
+    if (Math.abs(seconds) >= size) return relativeFormat.format(Math.round(seconds / size), unit);
+  }
+  return 'just now';
+}

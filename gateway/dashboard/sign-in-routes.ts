@@ -1,0 +1,119 @@
+// Sign-in (admin token, or a configured user's password), sign-out, and the current session,
+// which is how the dashboard's scripts learn the CSRF token (same-origin reads only: no CORS).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import { GatewayError, invalidField } from '../errors.js';
+import { secretsEqual } from '../admin/admin-auth.js';
+import { objectBody, type Body } from '../admin/validate.js';
+import { burnPasswordCheck, verifyPassword } from './password-hash.js';
+import type { DashboardAuth } from './session-auth.js';
+import type { DashboardSession } from './sessions.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
+
+export interface SignInDependencies {
+  settings: Settings;
+  auth: DashboardAuth;
+  throttle: SignInThrottle;
+  addressOf(request: FastifyRequest): string;
+}
+
+const FAILED = 'Sign-in failed: the admin token, or the username and password, are wrong.';
+const MAX_SECRET_LENGTH = 1024;
+
+interface Attempt {
+  username: string | undefined;
+  /** The field the error is shown next to. */
+  field: 'token' | 'password';
+  verify(): Promise<{ user: string; method: DashboardSession['method']; credential: string } | null>;
+}
+
+function secretField(body: Body, field: string): string {
+  const value = body[field];
+  if (typeof value !== 'string' || value === '') throw invalidField(field, 'is required');
+  if (value.length > MAX_SECRET_LENGTH) throw invalidField(field, `must be at most ${MAX_SECRET_LENGTH} characters`);
+  return value;
+}
+
+function readAttempt(settings: Settings, raw: unknown): Attempt {
+  const body = objectBody(raw, ['token', 'username', 'password']);
+  if (body.token !== undefined) {
+    const token = secretField(body, 'token');
+    return {
+      username: undefined,
+      field: 'token',
+      verify: async () => (secretsEqual(token, settings.adminToken!) ? { user: 'admin', method: 'token', credential: settings.adminToken! } : null),
+    };
+  }
+  const username = secretField(body, 'username');
+  const password = secretField(body, 'password');
+  return {
+    username,
+    field: 'password',
+    async verify() {
+      const user = settings.dashboardUsers.find((u) => u.username === username);
+      if (!user) {
+        await burnPasswordCheck(password);
+        return null;
+      }
+      return (await verifyPassword(password, user.passwordHash)) ? { user: user.username, method: 'password', credential: user.passwordHash } : null;
+    },
+  };
+}
+
+/** A sign-in posted from another site's page is refused (login CSRF); browsers always send Origin on POST. */
+function requireSameOrigin(request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    throw new GatewayError('csrf_failed', 'The Origin header is not this dashboard.');
+  }
+  if (host !== request.headers.host) throw new GatewayError('csrf_failed', 'The Origin header is not this dashboard.');
+}
+
+function sessionBody(session: DashboardSession) {
+  return { user: session.user, method: session.method, csrf_token: session.csrfToken, expires_at: session.expiresAt };
+}
+
+export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependencies): void {
+  const { auth, throttle } = deps;
+
+  app.post('/dashboard/api/sign-in', async (request, reply) => {
+    requireSameOrigin(request);
+    const attempt = readAttempt(deps.settings, request.body);
+    const address = deps.addressOf(request);
+    await throttle.check(address, attempt.username);
+    const verified = await attempt.verify();
+    if (!verified) {
+      await throttle.recordFailure(address, attempt.username);
+      request.log.warn({ username: attempt.username, address }, 'dashboard sign-in failed');
+      throw new GatewayError('admin_unauthorized', FAILED, { field: attempt.field });
+    }
+    // A fresh id on every sign-in: an id planted before sign-in never becomes a session.
+    const previous = auth.sessionId(request);
+    if (previous !== undefined) await auth.sessions.end(previous);
+    const { id, session } = await auth.sessions.create(verified.user, verified.method, verified.credential);
+    auth.setCookie(reply, id);
+    request.log.info({ dashboard_user: session.user, method: session.method, address }, 'dashboard sign-in');
+    return reply.header('cache-control', 'no-store').send(sessionBody(session));
+  });
+
+  app.post('/dashboard/api/sign-out', async (request, reply) => {
+    const found = await auth.sessionOf(request);
+    if (found) {
+      auth.requireCsrf(request, found.session);
+      await auth.sessions.end(found.id);
+      request.log.info({ dashboard_user: found.session.user }, 'dashboard sign-out');
+    }
+    auth.clearCookie(reply);
+    return reply.code(204).send();
+  });
+
+  app.get('/dashboard/api/session', async (request, reply) => {
+    const found = await auth.sessionOf(request);
+    if (!found) throw new GatewayError('admin_unauthorized', 'Not signed in, or the session has expired.');
+    return reply.header('cache-control', 'no-store').send(sessionBody(found.session));
+  });
+}
