@@ -33,12 +33,14 @@ export function parseCidr(text: string): Cidr {
   const slash = trimmed.indexOf('/');
   const addressText = slash === -1 ? trimmed : trimmed.slice(0, slash);
   const address = parseAddress(addressText);
-  const max = address.kind() === 'ipv4' ? 32 : 128;
-  let prefix = max;
+  // The prefix is bounded by the written form: a mapped address (::ffff:a.b.c.d) is written as IPv6.
+  const writtenAsV6 = addressText.includes(':');
+  const max = writtenAsV6 ? 128 : 32;
+  let prefix = address.kind() === 'ipv4' ? 32 : 128;
   if (slash !== -1) {
     const prefixText = trimmed.slice(slash + 1);
     if (!/^(0|[1-9]\d{0,2})$/.test(prefixText) || Number(prefixText) > max) {
-      throw new Error(`${JSON.stringify(text)} has an impossible prefix length (0 to ${max} for ${address.kind() === 'ipv4' ? 'IPv4' : 'IPv6'})`);
+      throw new Error(`${JSON.stringify(text)} has an impossible prefix length (0 to ${max} for ${writtenAsV6 ? 'IPv6' : 'IPv4'})`);
     }
     prefix = Number(prefixText);
     // A mapped IPv6 range (::ffff:a.b.c.d/n) is the IPv4 range /n-96.
