@@ -4,10 +4,13 @@ import { parseArgs } from 'node:util';
 import { CliError } from './admin-client.js';
 import type { Command } from './command.js';
 import { clientCommands } from './commands/clients.js';
+import { keygenCommand } from './commands/keygen.js';
+import { requestCommand } from './commands/request.js';
+import { serviceAccountCommands } from './commands/service-accounts.js';
 import { hashPasswordCommand } from './commands/hash-password.js';
 
 // Each command group lives in its own file under commands/; add new groups here.
-const COMMANDS: Command[] = [...clientCommands, hashPasswordCommand];
+const COMMANDS: Command[] = [...clientCommands, ...serviceAccountCommands, keygenCommand, requestCommand, hashPasswordCommand];
 
 function usage(): string {
   return ['Usage: gatewayctl <command> [options]', '', ...COMMANDS.map((c) => `  ${c.usage}\n      ${c.summary}`), '', 'Admin options: --admin-url (GATEWAY_ADMIN_URL), --admin-token (GATEWAY_ADMIN_TOKEN).'].join('\n');

@@ -75,13 +75,13 @@ t.test('RFC 9421 B.2.6 verifies through the exported verifier', async (t) => {
   t.equal(buildSignatureBase(testRequest(), signature), B26_BASE);
 
   for (const [name, value] of [['date', 'Tue, 20 Apr 2021 02:07:56 GMT'], ['content-length', '19']] as const) {
-    t.throws(() => verifyRequestSignature(testRequest({ [name]: value }), { label: 'sig-b26', publicKey }), { reason: 'verification_failed' }, `a changed ${name} fails`);
+    t.throws(() => verifyRequestSignature(testRequest({ [name]: value }), { label: 'sig-b26', publicKey }), /does not verify/, `a changed ${name} fails`);
   }
-  t.throws(() => verifyRequestSignature({ ...testRequest(), authority: 'example.org' }, { label: 'sig-b26', publicKey }), { reason: 'verification_failed' }, 'a changed authority fails');
-  t.throws(() => verifyRequestSignature({ ...testRequest(), path: '/Foo' }, { label: 'sig-b26', publicKey }), { reason: 'verification_failed' }, 'a changed path fails');
+  t.throws(() => verifyRequestSignature({ ...testRequest(), authority: 'example.org' }, { label: 'sig-b26', publicKey }), /does not verify/, 'a changed authority fails');
+  t.throws(() => verifyRequestSignature({ ...testRequest(), path: '/Foo' }, { label: 'sig-b26', publicKey }), /does not verify/, 'a changed path fails');
   t.throws(() => verifyRequestSignature(testRequest({ 'signature-input': B26_INPUT.replace('1618884473', '1618884474') }), { label: 'sig-b26', publicKey }), SignatureError);
-  t.throws(() => verifyRequestSignature(testRequest(), { label: 'sig-b26', publicKey: rawPublicKey(generateKeyPairSync('ed25519').publicKey) }), { reason: 'verification_failed' });
-  t.throws(() => verifyRequestSignature(testRequest(), { label: 'other', publicKey }), { reason: 'not_found' });
+  t.throws(() => verifyRequestSignature(testRequest(), { label: 'sig-b26', publicKey: rawPublicKey(generateKeyPairSync('ed25519').publicKey) }), /does not verify/);
+  t.throws(() => verifyRequestSignature(testRequest(), { label: 'other', publicKey }), /no signature labelled other/);
 });
 
 t.test('the B.1.4 key in ssh-ed25519 form is accepted as a service account key', async (t) => {

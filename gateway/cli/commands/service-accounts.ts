@@ -1,0 +1,126 @@
+// gatewayctl service-accounts create|list|show|delete. The Access ID is printed in full only by
+// create; descriptions are printed escaped so stored text can never drive the terminal.
+import { readFileSync } from 'node:fs';
+import { adminConnection, adminRequest, CliError } from '../admin-client.js';
+import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
+import { printJson, printTable } from '../output.js';
+
+interface ServiceAccount {
+  id: string;
+  access_id?: string;
+  access_id_hint: string;
+  description: string;
+  public_key: string;
+  fingerprint: string;
+  permissions: string[];
+  allowed_ips: string[];
+  account_id: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  last_used_ip: string | null;
+}
+
+/** Printable ASCII stays; everything else (controls, escapes, non-ASCII) is shown as a JSON escape. */
+export function escapeForTerminal(text: string): string {
+  return JSON.stringify(text).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function printAccount(account: ServiceAccount): void {
+  const rows: [string, string][] = [
+    ['id', account.id],
+    ['access_id', account.access_id ?? account.access_id_hint],
+    ['description', escapeForTerminal(account.description)],
+    ['public_key', escapeForTerminal(account.public_key)],
+    ['fingerprint', account.fingerprint],
+    ['permissions', account.permissions.join(' ')],
+    ['allowed_ips', account.allowed_ips.join(' ')],
+    ['account_id', account.account_id ?? '-'],
+    ['created_at', account.created_at],
+    ['last_used', account.last_used_at ? `${account.last_used_at} from ${account.last_used_ip}` : 'never'],
+  ];
+  for (const [name, value] of rows) console.log(`${`${name}:`.padEnd(13)}${value}`);
+}
+
+function publicKeyOption(values: Record<string, unknown>): string {
+  if (typeof values['public-key'] === 'string') return values['public-key'];
+  if (typeof values['public-key-file'] === 'string') return readFileSync(values['public-key-file'], 'utf8').trim();
+  throw new CliError('--public-key "ssh-ed25519 ..." or --public-key-file FILE.pub is required');
+}
+
+export const serviceAccountCommands: Command[] = [
+  {
+    group: 'service-accounts',
+    name: 'create',
+    summary: 'Create a service account for the banking API; prints its Access ID once.',
+    usage: 'gatewayctl service-accounts create --description TEXT (--public-key LINE | --public-key-file FILE.pub) --permissions view_balance,... [--allowed-ips CIDR,...] [--account-id ID] [--json]',
+    options: {
+      ...ADMIN_OPTIONS,
+      description: { type: 'string' },
+      'public-key': { type: 'string' },
+      'public-key-file': { type: 'string' },
+      permissions: { type: 'string' },
+      'allowed-ips': { type: 'string' },
+      'account-id': { type: 'string' },
+    },
+    async run(values) {
+      if (typeof values.description !== 'string') throw new CliError('--description is required');
+      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'POST', '/admin/v1/service-accounts', {
+        description: values.description,
+        public_key: publicKeyOption(values),
+        permissions: csv(values.permissions),
+        ...(values['allowed-ips'] ? { allowed_ips: csv(values['allowed-ips']) } : {}),
+        ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
+      });
+      if (values.json) return printJson(account);
+      printAccount(account);
+      console.log('The Access ID is shown only now: send it as x-access-id and keep it with the private key.');
+    },
+  },
+  {
+    group: 'service-accounts',
+    name: 'list',
+    summary: 'List service accounts (Access IDs partly hidden).',
+    usage: 'gatewayctl service-accounts list [--json]',
+    options: { ...ADMIN_OPTIONS },
+    async run(values) {
+      const { service_accounts: accounts } = await adminRequest<{ service_accounts: ServiceAccount[] }>(adminConnection(values), 'GET', '/admin/v1/service-accounts');
+      if (values.json) return printJson(accounts);
+      printTable(
+        accounts.map((a) => ({
+          id: a.id,
+          access_id: a.access_id_hint,
+          description: escapeForTerminal(a.description),
+          permissions: a.permissions.join(' '),
+          allowed_ips: a.allowed_ips.join(' '),
+          last_used: a.last_used_at ?? 'never',
+        })),
+        ['id', 'access_id', 'description', 'permissions', 'allowed_ips', 'last_used'],
+      );
+    },
+  },
+  {
+    group: 'service-accounts',
+    name: 'show',
+    summary: 'Show one service account.',
+    usage: 'gatewayctl service-accounts show ID [--json]',
+    options: { ...ADMIN_OPTIONS },
+    async run(values, [id]) {
+      if (!id) throw new CliError('ID is required');
+      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'GET', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
+      if (values.json) return printJson(account);
+      printAccount(account);
+    },
+  },
+  {
+    group: 'service-accounts',
+    name: 'delete',
+    summary: 'Delete a service account; its Access ID is refused at once on every gateway instance.',
+    usage: 'gatewayctl service-accounts delete ID',
+    options: { ...ADMIN_OPTIONS },
+    async run(values, [id]) {
+      if (!id) throw new CliError('ID is required');
+      await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
+      console.log(`Deleted service account ${id}.`);
+    },
+  },
+];
