@@ -7,6 +7,12 @@ import type { CredentialStore } from './types.js';
 export async function openStore(settings: Pick<Settings, 'redisUrl' | 'redisKeyPrefix' | 'embeddedStorePath'>): Promise<CredentialStore> {
   if (!settings.redisUrl) return new EmbeddedCredentialStore(settings.embeddedStorePath);
   const store = new RedisCredentialStore(settings.redisUrl, settings.redisKeyPrefix);
-  await store.connect();
+  try {
+    await store.connect();
+  } catch (error) {
+    // Stop the background reconnection of a store nobody will use.
+    await store.close();
+    throw error;
+  }
   return store;
 }

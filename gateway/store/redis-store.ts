@@ -42,11 +42,12 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 return 1`;
 
-// KEYS: meta:{name}. ARGV: expected ('' for absent), value.
+// KEYS: meta:{name}. ARGV: '1' when the value is expected absent else '0', expected value, new value.
+// Absence is its own flag: an empty string is a value, not "absent".
 const COMPARE_AND_SET = `
 local current = redis.call('GET', KEYS[1])
-if (current == false and ARGV[1] == '') or current == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[2])
+if (ARGV[1] == '1' and current == false) or (ARGV[1] == '0' and current == ARGV[2]) then
+  redis.call('SET', KEYS[1], ARGV[3])
   return 1
 end
 return 0`;
@@ -94,6 +95,17 @@ export class RedisCredentialStore implements CredentialStore {
     }
   }
 
+  /** Runs a pipeline or transaction; ioredis reports per-command errors in the results, so surface them. */
+  private async exec(batch: { exec(): Promise<[Error | null, unknown][] | null> }): Promise<unknown[]> {
+    return this.guard(async () => {
+      const results = await batch.exec();
+      if (!results) throw new Error('transaction aborted');
+      const failed = results.find(([error]) => error);
+      if (failed) throw failed[0];
+      return results.map(([, value]) => value);
+    });
+  }
+
   async ping(): Promise<void> {
     await this.guard(() => this.redis.ping());
   }
@@ -122,9 +134,7 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async deleteClient(clientId: string): Promise<boolean> {
-    const [[, deleted] = []] = (await this.guard(() =>
-      this.redis.multi().del(this.key(`client:${clientId}`)).srem(this.key('clients'), clientId).exec(),
-    )) ?? [];
+    const [deleted] = await this.exec(this.redis.multi().del(this.key(`client:${clientId}`)).srem(this.key('clients'), clientId));
     return deleted === 1;
   }
 
@@ -143,7 +153,7 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async compareAndSetMeta(name: string, expected: string | null, value: string): Promise<boolean> {
-    const set = await this.guard(() => this.redis.eval(COMPARE_AND_SET, 1, this.key(`meta:${name}`), expected ?? '', value));
+    const set = await this.guard(() => this.redis.eval(COMPARE_AND_SET, 1, this.key(`meta:${name}`), expected === null ? '1' : '0', expected ?? '', value));
     return set === 1;
   }
 
@@ -209,7 +219,7 @@ export class RedisCredentialStore implements CredentialStore {
     for (const use of uses) {
       pipeline.eval(RECORD_USE, 2, this.key(`sa-access:${use.accessId}`), this.key(`sa-used:${use.accessId}`), JSON.stringify({ at: use.at, ip: use.ip }));
     }
-    await this.guard(() => pipeline.exec());
+    await this.exec(pipeline);
   }
 
   async failureCounts(keys: string[]): Promise<number[]> {
@@ -224,7 +234,7 @@ export class RedisCredentialStore implements CredentialStore {
       pipeline.incr(this.key(`fail:${k}`));
       pipeline.expire(this.key(`fail:${k}`), windowSeconds, 'NX');
     }
-    await this.guard(() => pipeline.exec());
+    await this.exec(pipeline);
   }
 
   async failureWindowRemaining(key: string): Promise<number> {

@@ -1,0 +1,71 @@
+// The store contract against the real Redis at 127.0.0.1:6379, one key prefix per subtest.
+import t from 'tap';
+import { Redis } from 'ioredis';
+import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
+import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { clientRecord, credentialStoreContract } from './contract.js';
+
+async function keysWithPrefix(prefix: string): Promise<string[]> {
+  const redis = new Redis(TEST_REDIS_URL);
+  try {
+    return await redis.keys(`${prefix}*`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+credentialStoreContract(t, async (t) => {
+  const prefix = uniquePrefix('store');
+  const store = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  await store.connect();
+  t.teardown(async () => {
+    await store.close();
+    await deleteKeysWithPrefix(prefix);
+  });
+  return store;
+});
+
+t.test('every key the store writes carries its prefix, so instances with other prefixes do not see it', async (t) => {
+  const prefix = uniquePrefix('store');
+  const other = uniquePrefix('store');
+  const store = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  const neighbour = new RedisCredentialStore(TEST_REDIS_URL, other);
+  await store.connect();
+  await neighbour.connect();
+  t.teardown(async () => {
+    await store.close();
+    await neighbour.close();
+    await deleteKeysWithPrefix(prefix);
+    await deleteKeysWithPrefix(other);
+  });
+  const client = clientRecord();
+  await store.createClient(client);
+  await store.compareAndSetMeta('m', null, 'v');
+  t.equal(await neighbour.getClient(client.clientId), null);
+  t.same(await neighbour.listClients(), []);
+  t.equal(await neighbour.getMeta('m'), null);
+  const keys = await keysWithPrefix(prefix);
+  t.ok(keys.length >= 3, `keys written: ${keys.join(', ')}`);
+  await deleteKeysWithPrefix(prefix);
+  t.same(await keysWithPrefix(prefix), [], 'cleanup leaves nothing behind');
+});
+
+t.test('two store objects on one prefix share state (two gateway instances)', async (t) => {
+  const prefix = uniquePrefix('store');
+  const one = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  const two = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  await one.connect();
+  await two.connect();
+  t.teardown(async () => {
+    await one.close();
+    await two.close();
+    await deleteKeysWithPrefix(prefix);
+  });
+  const client = clientRecord();
+  await one.createClient(client);
+  t.same(await two.getClient(client.clientId), client);
+  await two.revokeToken('jti-1', Math.floor(Date.now() / 1000) + 600);
+  t.same(await one.bearerState(client.clientId, 'jti-1'), { client, revoked: true });
+  await one.deleteClient(client.clientId);
+  t.same(await two.bearerState(client.clientId, 'jti-2'), { client: null, revoked: false });
+});
