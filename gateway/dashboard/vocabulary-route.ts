@@ -5,9 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { PolicyHolder } from '../policy/route-table.js';
 import { PERMISSIONS, PERMISSION_NAMES, SCOPES } from '../policy/vocabulary.js';
+import { DEFAULT_ALLOWED_IPS } from '../service-accounts/allowed-ips.js';
 import type { DashboardAuth } from './session-auth.js';
-
-export const DEFAULT_ALLOWED_IPS = ['0.0.0.0/0', '::/0'];
 
 export function registerVocabularyRoute(app: FastifyInstance, auth: DashboardAuth, policy: PolicyHolder): void {
   app.get('/dashboard/api/vocabulary', async (request) => {

@@ -33,7 +33,7 @@ export function textField({ id, field, label, optional = false, hint, multiline 
   });
   return h(
     'div',
-    { class: 'field', 'data-field': field },
+    { class: 'field', 'data-field': field, 'data-label': label },
     h('label', { for: id }, label, optional ? h('span', { class: 'optional' }, ' (optional)') : null),
     control,
     hint ? h('p', { id: `${id}-hint`, class: 'hint' }, hint) : null,
@@ -45,7 +45,7 @@ export function textField({ id, field, label, optional = false, hint, multiline 
 export function checkboxGroup({ id, field, legend, hint, options }) {
   return h(
     'fieldset',
-    { class: 'field', 'data-field': field, 'aria-describedby': `${id}-hint ${id}-error` },
+    { class: 'field', 'data-field': field, 'data-label': legend, 'aria-describedby': `${id}-hint ${id}-error` },
     h('legend', {}, legend),
     hint,
     h(

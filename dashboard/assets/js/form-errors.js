@@ -2,6 +2,20 @@
 // and a .field-error element that its input names in aria-describedby.
 import { replaceChildren } from './dom.js';
 
+/** Once the person edits a field in error, its message goes away (it described the old value). */
+export function clearErrorsOnEdit(form) {
+  const clear = (event) => {
+    const wrapper = event.target.closest('[data-field]');
+    const error = wrapper?.querySelector('.field-error');
+    if (!error || error.hidden) return;
+    error.hidden = true;
+    error.textContent = '';
+    for (const input of wrapper.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
+  };
+  form.addEventListener('input', clear);
+  form.addEventListener('change', clear);
+}
+
 export function clearErrors(form) {
   for (const error of form.querySelectorAll('.field-error')) {
     error.hidden = true;
@@ -35,13 +49,15 @@ export function showFormError(form, message) {
 
 /** Shows an ApiError where it belongs: at its field when the form has it, above the form otherwise. */
 export function showApiError(form, error) {
-  if (error.code === 'validation_error' && showFieldError(form, error.field, messageFor(error))) return;
+  if (error.code === 'validation_error' && showFieldError(form, error.field, messageFor(form, error))) return;
   showFormError(form, error.message);
 }
 
-/** "public_key: must start with ssh-ed25519" reads better next to the field without its name. */
-function messageFor(error) {
+/** "public_key: is a ssh-rsa key" becomes "Public key is a ssh-rsa key": the label people see, not the API's name. */
+function messageFor(form, error) {
   const prefix = `${error.field}: `;
-  const text = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  if (!error.message.startsWith(prefix)) return error.message;
+  const rest = error.message.slice(prefix.length);
+  const label = form.querySelector(`[data-field="${CSS.escape(error.field)}"]`)?.dataset.label ?? error.field;
+  return /^(is|must|has|holds|contains|key data)\b/.test(rest) ? `${label} ${rest}` : `${label}: ${rest}`;
 }

@@ -1,15 +1,15 @@
 // Dates and identifiers as people read them.
 import { h } from './dom.js';
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
 const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
-/** <time> with the full date; `relative` shows "3 minutes ago" with the date as its title. */
-export function timeElement(iso, { relative = false } = {}) {
+/** <time> showing the day ('date') or "3 minutes ago" ('relative'), with date and time as its title. */
+export function timeElement(iso, style = 'date') {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return document.createTextNode('—');
-  const full = dateFormat.format(date);
-  return h('time', { datetime: date.toISOString(), title: relative ? full : null }, relative ? relativeTime(date) : full);
+  return h('time', { datetime: date.toISOString(), title: dateTimeFormat.format(date) }, style === 'relative' ? relativeTime(date) : dateFormat.format(date));
 }
 
 export function relativeTime(date) {

@@ -3,7 +3,7 @@ import { api } from './api.js';
 import { announce, h, replaceChildren } from './dom.js';
 import { checkboxGroup, checkedValues, chips, emptyState, formSummary, linkButton, panelHeader, routesText, secretReveal, textField } from './components.js';
 import { confirmDialog } from './confirm-dialog.js';
-import { clearErrors, showApiError, showFieldError } from './form-errors.js';
+import { clearErrors, clearErrorsOnEdit, showApiError, showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
 const LIST_PATH = '/admin/v1/clients';
@@ -106,6 +106,7 @@ export function oauthClientsTab(panel, vocabulary) {
       textField({ id: 'oc-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the public API in x-gateway-account-id.', attributes: { maxlength: '200' } }),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Create OAuth client'), linkButton('#oauth-clients', 'Cancel', 'button')),
     );
+    clearErrorsOnEdit(form);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void submitCreate(form);

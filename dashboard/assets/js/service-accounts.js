@@ -3,16 +3,20 @@ import { api } from './api.js';
 import { announce, h, replaceChildren } from './dom.js';
 import { checkboxGroup, checkedValues, chips, emptyState, formSummary, linkButton, panelHeader, routesText, secretReveal, textField } from './components.js';
 import { confirmDialog } from './confirm-dialog.js';
-import { clearErrors, showApiError, showFieldError } from './form-errors.js';
+import { clearErrors, clearErrorsOnEdit, showApiError, showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
 const LIST_PATH = '/admin/v1/service-accounts';
 /** Permissions that move money get a visible mark, to make over-granting stand out. */
 const MONEY_MOVING = new Set(['initiate_payment', 'cancel_scheduled_payments', 'refund_transaction']);
 
-/** The list's partly hidden Access ID (only the 201 response ever carries it in full). */
+/**
+ * The list's partly hidden Access ID (only the 201 response ever carries it in full). The API's
+ * hint is "1a2b3c4d-****-****-****-************"; its visible part is enough to tell accounts apart.
+ */
 function maskedAccessId(account) {
-  return account.access_id_masked ?? '••••••••';
+  const visible = account.access_id_hint.replace(/[-*]+$/, '');
+  return `${visible}-****…`;
 }
 
 function splitIps(text) {
@@ -74,12 +78,12 @@ export function serviceAccountsTab(panel, vocabulary) {
     return h(
       'tr',
       { 'data-id': account.id },
-      h('td', {}, h('div', { class: 'cell-title' }, account.description), h('div', { class: 'cell-sub', title: 'Key fingerprint' }, account.fingerprint ?? '')),
-      h('td', {}, h('span', { class: 'masked', 'aria-label': `Access ID, partly hidden: ${maskedAccessId(account)}` }, maskedAccessId(account))),
+      h('td', {}, h('div', { class: 'cell-title' }, account.description), h('div', { class: 'cell-sub fingerprint', title: `Key fingerprint ${account.fingerprint}` }, account.fingerprint)),
+      h('td', {}, h('span', { class: 'masked', title: 'Shown in full only once, when the account was created' }, maskedAccessId(account))),
       h('td', {}, chips(account.permissions, MONEY_MOVING)),
       h('td', {}, anyAddress ? h('span', { class: 'ip-any' }, 'Any address') : h('ul', { class: 'ip-list' }, account.allowed_ips.map((ip) => h('li', {}, ip)))),
       h('td', {}, timeElement(account.created_at)),
-      h('td', {}, account.last_used_at ? [timeElement(account.last_used_at, { relative: true }), account.last_used_ip ? h('div', { class: 'cell-sub' }, `from ${account.last_used_ip}`) : null] : h('span', { class: 'muted' }, 'Never')),
+      h('td', {}, account.last_used_at ? [timeElement(account.last_used_at, 'relative'), account.last_used_ip ? h('div', { class: 'cell-sub nowrap' }, `from ${account.last_used_ip}`) : null] : h('span', { class: 'muted' }, 'Never')),
       h(
         'td',
         { class: 'actions-cell' },
@@ -171,6 +175,7 @@ export function serviceAccountsTab(panel, vocabulary) {
       textField({ id: 'sa-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the banking API in x-gateway-account-id, to tie this credential to an account.', attributes: { maxlength: '200' } }),
       h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Create service account'), linkButton('#service-accounts', 'Cancel', 'button')),
     );
+    clearErrorsOnEdit(form);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void submitCreate(form);

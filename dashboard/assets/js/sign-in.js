@@ -1,8 +1,9 @@
 // Sign-in page: the admin token, or a dashboard user's name and password.
 import { request } from './api.js';
-import { clearErrors, showFieldError, showFormError } from './form-errors.js';
+import { clearErrors, clearErrorsOnEdit, showFieldError, showFormError } from './form-errors.js';
 
 const form = document.getElementById('sign-in-form');
+clearErrorsOnEdit(form);
 const tokenFields = document.getElementById('token-fields');
 const passwordFields = document.getElementById('password-fields');
 

@@ -1,0 +1,81 @@
+// Browser tests of the dashboard: a gateway whose listeners really listen (127.0.0.1, port 0),
+// Debian's Chromium driven by playwright-core (never a downloaded browser), and screenshots
+// saved to docs/screenshots/ for the README.
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Test } from 'tap';
+import { REPO_ROOT, startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = `${REPO_ROOT}docs/screenshots/`;
+
+export interface ListeningGateway extends TestGateway {
+  adminUrl: string;
+  publicUrl: string;
+}
+
+export async function startListeningGateway(t: Test, options: TestGatewayOptions = {}): Promise<ListeningGateway> {
+  const tg = await startTestGateway(t, options);
+  await tg.gateway.adminApp.listen({ port: 0, host: '127.0.0.1' });
+  await tg.gateway.publicApp.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app: typeof tg.gateway.adminApp) => (app.server.address() as AddressInfo).port;
+  return { ...tg, adminUrl: `http://127.0.0.1:${port(tg.gateway.adminApp)}`, publicUrl: `http://127.0.0.1:${port(tg.gateway.publicApp)}` };
+}
+
+export async function launchBrowser(t: Test): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  t.teardown(() => browser.close());
+  return browser;
+}
+
+/** A fresh browser context (its own cookies) with a desktop-sized page; fails the test on any page error or alert. */
+export async function newPage(t: Test, browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB', timezoneId: 'UTC' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  page.on('pageerror', (error) => t.fail(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // The browser logs every 4xx answer; tests assert those themselves.
+    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) t.fail(`console error: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    t.fail(`unexpected ${dialog.type()} dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  t.teardown(() => context.close());
+  return page;
+}
+
+export async function signInWithToken(page: Page, adminUrl: string, token: string): Promise<void> {
+  await page.goto(`${adminUrl}/dashboard`);
+  await page.getByRole('textbox', { name: 'Admin token' }).fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${adminUrl}/dashboard`);
+  await page.getByRole('heading', { name: 'API Credentials' }).waitFor();
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // Let fonts and focus rings settle so screenshots are stable.
+  await page.evaluate('document.fonts.ready');
+  await page.screenshot({ path: `${SCREENSHOT_DIR}${name}.png`, fullPage: true });
+}
+
+export interface PageFetchResult {
+  status: number;
+  body: { error?: string; [key: string]: unknown } | null;
+}
+
+/**
+ * fetch() from inside the page (same origin, the page's cookies), for requests the UI would never
+ * make, like a change without the CSRF token. Built as text: tsx rewrites test functions with
+ * helpers that do not exist in the page.
+ */
+export async function fetchFromPage(page: Page, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<PageFetchResult> {
+  const init = JSON.stringify({ method, headers: options.headers ?? {}, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+  return page.evaluate(`fetch(${JSON.stringify(path)}, ${init}).then(async (r) => { const text = await r.text(); return { status: r.status, body: text ? JSON.parse(text) : null }; })`) as Promise<PageFetchResult>;
+}
