@@ -1,0 +1,165 @@
+// Settings: config/*.yaml overridden by environment variables, validated once; an invalid value
+// stops the start with a message naming the setting.
+import t, { type Test } from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings, settingsFrom, SettingsError } from '../../gateway/config/settings.js';
+import { REPO_ROOT } from '../helpers/gateway.js';
+
+const TOKEN = 'x'.repeat(32);
+const PRODUCTION_ENV = {
+  GATEWAY_ENV: 'production',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  PUBLIC_UPSTREAM: 'http://public.internal:9000',
+  BANKING_UPSTREAM: 'https://banking.internal',
+  GATEWAY_ADMIN_TOKEN: TOKEN,
+};
+
+/** Asserts that building settings fails with a SettingsError whose message contains every fragment. */
+function refuses(t: Test, build: () => unknown, ...fragments: string[]): void {
+  let caught: unknown;
+  try {
+    build();
+  } catch (error) {
+    caught = error;
+  }
+  t.type(caught, SettingsError, `refused: ${fragments.join(' | ')}`);
+  const message = (caught as Error | undefined)?.message ?? '';
+  for (const fragment of fragments) t.match(message, fragment, `the message names ${fragment}`);
+}
+
+t.test('defaults for a development start', async (t) => {
+  const s = settingsFrom({}, {}, '/srv/gw');
+  t.equal(s.environment, 'development');
+  t.equal(s.port, 8080);
+  t.equal(s.adminPort, 8081);
+  t.equal(s.adminHost, '127.0.0.1');
+  t.equal(s.redisUrl, undefined);
+  t.equal(s.embeddedStorePath, '/srv/gw/.gateway/embedded-store.json');
+  t.equal(s.issuer, 'http://localhost:8080');
+  t.equal(s.audience, 'http://localhost:8080');
+  t.equal(s.tokenTtlSeconds, 86400);
+  t.same(s.jwtAllowedAlgorithms, ['EdDSA']);
+  t.equal(s.jwtSigningAlgorithm, 'EdDSA');
+  t.same(s.trustedProxies, []);
+  t.equal(s.policiesDir, '/srv/gw/policies');
+  t.ok(Object.isFrozen(s), 'settings are frozen');
+});
+
+t.test('environment variables override YAML', async (t) => {
+  const yaml = { port: 9000, admin_port: 9001, issuer: 'https://auth.example.com/', trusted_proxies: ['10.0.0.0/8'] };
+  const s = settingsFrom(yaml, { GATEWAY_PORT: '9100', GATEWAY_TRUSTED_PROXIES: '192.168.0.0/16, 2001:db8::/32' });
+  t.equal(s.port, 9100);
+  t.equal(s.adminPort, 9001);
+  t.equal(s.issuer, 'https://auth.example.com', 'a trailing slash is dropped from the issuer');
+  t.same(s.trustedProxies.map((c) => c.text), ['192.168.0.0/16', '2001:db8::/32']);
+  t.equal(settingsFrom({ port: 9000 }, { GATEWAY_PORT: '' }).port, 9000, 'an empty variable does not override');
+});
+
+t.test('a valid production configuration', async (t) => {
+  const s = settingsFrom({}, PRODUCTION_ENV);
+  t.equal(s.environment, 'production');
+  t.equal(s.redisUrl, 'redis://127.0.0.1:6379');
+  t.equal(s.embeddedStorePath, undefined, 'no snapshot file with Redis');
+  t.equal(s.adminToken, TOKEN);
+});
+
+t.test('bad port', async (t) => {
+  refuses(t, () => settingsFrom({}, { GATEWAY_PORT: '80a' }), 'GATEWAY_PORT', 'whole number');
+  refuses(t, () => settingsFrom({}, { GATEWAY_PORT: '-1' }), 'GATEWAY_PORT');
+  refuses(t, () => settingsFrom({ port: 70000 }, {}), 'port (config) / GATEWAY_PORT', 'between 0 and 65535');
+  refuses(t, () => settingsFrom({ admin_port: 80.5 }, {}), 'admin_port (config) / GATEWAY_ADMIN_PORT');
+  refuses(t, () => settingsFrom({}, { GATEWAY_UPSTREAM_TIMEOUT_MS: '10' }), 'GATEWAY_UPSTREAM_TIMEOUT_MS', 'between 100');
+});
+
+t.test('bad URL', async (t) => {
+  refuses(t, () => settingsFrom({}, { PUBLIC_UPSTREAM: 'not a url' }), 'PUBLIC_UPSTREAM', 'must be a URL');
+  refuses(t, () => settingsFrom({}, { BANKING_UPSTREAM: 'ftp://files.internal' }), 'BANKING_UPSTREAM', 'http: or https:');
+  refuses(t, () => settingsFrom({ redis_url: 'http://127.0.0.1:6379' }, {}), 'redis_url (config) / REDIS_URL', 'redis: or rediss:');
+  refuses(t, () => settingsFrom({}, { GATEWAY_ISSUER: 'auth.example.com' }), 'GATEWAY_ISSUER');
+});
+
+t.test('a bad URL with a password is reported without the password', async (t) => {
+  let message = '';
+  try {
+    settingsFrom({}, { REDIS_URL: 'redis://:hunter2hunter2@bad host:6379' });
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  t.match(message, 'REDIS_URL');
+  t.notMatch(message, 'hunter2');
+});
+
+t.test('short admin token', async (t) => {
+  refuses(t, () => settingsFrom({}, { GATEWAY_ADMIN_TOKEN: 'short' }), 'GATEWAY_ADMIN_TOKEN', 'at least 32 characters');
+  refuses(t, () => settingsFrom({ admin_token: 'x'.repeat(31) }, {}), 'admin_token (config) / GATEWAY_ADMIN_TOKEN');
+});
+
+t.test('production requires Redis, both upstreams and an admin token', async (t) => {
+  for (const missing of ['REDIS_URL', 'PUBLIC_UPSTREAM', 'BANKING_UPSTREAM', 'GATEWAY_ADMIN_TOKEN'] as const) {
+    const env: Record<string, string> = { ...PRODUCTION_ENV };
+    delete env[missing];
+    refuses(t, () => settingsFrom({}, env), missing, 'required in production');
+  }
+  t.equal(settingsFrom({}, { GATEWAY_ENV: 'development' }).redisUrl, undefined, 'development does without them');
+  refuses(t, () => settingsFrom({}, { GATEWAY_ENV: 'staging' }), 'GATEWAY_ENV', 'development, production');
+});
+
+t.test('bad CIDR in trusted proxies', async (t) => {
+  refuses(t, () => settingsFrom({}, { GATEWAY_TRUSTED_PROXIES: '10.0.0.0/33' }), 'GATEWAY_TRUSTED_PROXIES', 'prefix');
+  refuses(t, () => settingsFrom({ trusted_proxies: ['010.0.0.1'] }, {}), 'trusted_proxies (config) / GATEWAY_TRUSTED_PROXIES', '010.0.0.1');
+  refuses(t, () => settingsFrom({}, { GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }), 'GATEWAY_TRUSTED_PROXIES', 'proxy.internal');
+});
+
+t.test('algorithm not allowed', async (t) => {
+  refuses(t, () => settingsFrom({ jwt_allowed_algorithms: ['EdDSA', 'HS256'] }, {}), 'jwt_allowed_algorithms (config) / GATEWAY_JWT_ALLOWED_ALGORITHMS', '"HS256"');
+  refuses(t, () => settingsFrom({}, { GATEWAY_JWT_ALLOWED_ALGORITHMS: 'none' }), 'GATEWAY_JWT_ALLOWED_ALGORITHMS', '"none"');
+  refuses(t, () => settingsFrom({}, { GATEWAY_JWT_SIGNING_ALGORITHM: 'RS256' }), 'GATEWAY_JWT_SIGNING_ALGORITHM', 'not in the allowed algorithms');
+  refuses(t, () => settingsFrom({}, { GATEWAY_JWT_SIGNING_ALGORITHM: 'HS256' }), 'GATEWAY_JWT_SIGNING_ALGORITHM', 'must be one of');
+  const s = settingsFrom({}, { GATEWAY_JWT_ALLOWED_ALGORITHMS: 'EdDSA,ES256', GATEWAY_JWT_SIGNING_ALGORITHM: 'ES256' });
+  t.same(s.jwtAllowedAlgorithms, ['EdDSA', 'ES256']);
+});
+
+t.test('other invalid values name their setting', async (t) => {
+  refuses(t, () => settingsFrom({}, { GATEWAY_LOG_LEVEL: 'loud' }), 'GATEWAY_LOG_LEVEL');
+  refuses(t, () => settingsFrom({ host: ['a'] }, {}), 'host (config) / GATEWAY_HOST', 'must be a string');
+  refuses(t, () => settingsFrom({}, { GATEWAY_COOKIE_SECURE: 'yes' }), 'GATEWAY_COOKIE_SECURE');
+  refuses(t, () => settingsFrom({}, { GATEWAY_JWT_SIGNING_KEY_FILE: '/nonexistent/keys.json' }), 'GATEWAY_JWT_SIGNING_KEY_FILE', 'does not exist');
+});
+
+t.test('loadSettings reads the YAML file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-config-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'gateway.yaml');
+
+  writeFileSync(file, 'port: 9300\nadmin_port: 9301\n');
+  const s = loadSettings({ configFile: file, env: { GATEWAY_ADMIN_PORT: '9302' }, cwd: dir });
+  t.equal(s.port, 9300);
+  t.equal(s.adminPort, 9302);
+
+  writeFileSync(file, 'port: 9300\nprot: 9301\n');
+  refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), 'prot', file, 'is not a known setting');
+
+  writeFileSync(file, 'port: [9300\n');
+  refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), file, 'not valid YAML');
+
+  writeFileSync(file, '- port\n');
+  refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), file, 'mapping');
+
+  writeFileSync(file, 'port: abc\n');
+  refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), 'port (config) / GATEWAY_PORT');
+
+  refuses(t, () => loadSettings({ env: { GATEWAY_CONFIG: join(dir, 'missing.yaml') }, cwd: dir }), 'GATEWAY_CONFIG', 'does not exist');
+
+  writeFileSync(join(dir, 'other.yaml'), 'admin_port: 9400\n');
+  t.equal(loadSettings({ env: { GATEWAY_CONFIG: 'other.yaml' }, cwd: dir }).adminPort, 9400, 'GATEWAY_CONFIG names the file');
+});
+
+t.test('the shipped config/gateway.yaml is valid', async (t) => {
+  const s = loadSettings({ env: {}, cwd: REPO_ROOT });
+  t.equal(s.port, 8080);
+  t.equal(s.adminPort, 8081);
+  t.equal(s.redisKeyPrefix, 'gateway:');
+  t.equal(s.throttleMaxFailures, 10);
+});
