@@ -91,8 +91,7 @@ async function main(): Promise<void> {
     rows.push({ scenario: 'upstream alone (reference)', result: await runLoad({ ...load, url: `${upstream}/v1/sales/42` }) });
     rows.push({ scenario: 'bare @fastify/http-proxy', result: await runLoad({ ...load, url: `http://127.0.0.1:${barePort}/v1/sales/42` }) });
     rows.push({ scenario: 'gateway: Bearer route', result: await runLoad({ ...load, url: `${gatewayUrl}/v1/sales/42`, headers: { authorization: `Bearer ${token}` } }) });
-    const signed = await benchSignedRoute({ gatewayUrl, adminUrl, adminToken, load });
-    if (signed) rows.push({ scenario: 'gateway: signed banking route', result: signed });
+    rows.push({ scenario: 'gateway: signed banking route', result: await benchSignedRoute({ gatewayUrl, adminUrl, adminToken, load }) });
     rows.push({
       scenario: 'gateway: POST /v1/oauth/token',
       result: await runLoad({ ...load, url: `${gatewayUrl}/v1/oauth/token`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenForm }),
