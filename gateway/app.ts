@@ -85,8 +85,9 @@ function observeRequests(app: FastifyInstance, metrics: GatewayMetrics): void {
 export async function buildGateway(settings: Settings, options: GatewayOptions = {}): Promise<Gateway> {
   if (!settings.publicUpstream || !settings.bankingUpstream) throw new Error('buildGateway needs PUBLIC_UPSTREAM and BANKING_UPSTREAM');
   if (!settings.adminToken) throw new Error('buildGateway needs GATEWAY_ADMIN_TOKEN');
-  const store = options.store ?? (await openStore(settings));
+  // The policy is validated before the store is opened: a bad file stops the start with nothing to clean up.
   const policy = new PolicyHolder(() => loadPolicyDirectory(settings.policiesDir));
+  const store = options.store ?? (await openStore(settings));
   const metrics = new GatewayMetrics();
   const hasher = await ClientSecretHasher.open(store);
   const keys = await SigningKeys.open(store, settings);

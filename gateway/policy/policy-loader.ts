@@ -14,7 +14,7 @@ export type AuthScheme = (typeof AUTH_SCHEMES)[number];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export interface PolicyRoute {
-  /** Stable id used in metrics and logs, e.g. "public:GET /v1/sales/{id}". */
+  /** Stable id used in metrics and logs, e.g. "public:GET /v1/sales/{id}" ("public:GET api.example.com/v1/sales" with a host). */
   readonly id: string;
   readonly file: string;
   readonly method: string;
@@ -87,7 +87,8 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw):
     throw new PolicyError(`${where}: a signature route needs permissions (at least one) and no scopes`);
   }
   const name = basename(file).replace(/\.ya?ml$/, '');
-  const id = raw.id === undefined ? `${name}:${method} ${raw.path}` : String(raw.id);
+  // Routes that differ only by host are distinct routes: the host is part of the default id.
+  const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : (hostValue as string).toLowerCase()}${raw.path}` : String(raw.id);
   return Object.freeze({
     id,
     file,
