@@ -21,9 +21,10 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   // Tabs: keyboard reachable, with the selected state exposed.
   await page.getByRole('tab', { name: 'Service accounts' }).focus();
   await page.keyboard.press('ArrowRight');
+  await page.waitForURL('**/dashboard#oauth-clients');
   const tab = page.getByRole('tab', { name: 'OAuth clients' });
   t.equal(await tab.getAttribute('aria-selected'), 'true');
-  await page.waitForURL('**/dashboard#oauth-clients');
+  t.equal(await page.evaluate('document.activeElement.id'), 'tab-oauth-clients', 'focus follows the arrow key');
   await page.getByRole('heading', { name: 'No OAuth clients yet' }).waitFor();
   await screenshot(page, 'oauth-clients-empty');
 
@@ -60,6 +61,7 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
 
   await row.getByRole('button', { name: /Delete/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Delete OAuth client?' });
+  await dialog.waitFor();
   t.match(await dialog.textContent(), /immediate and permanent/);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   t.ok(await row.isVisible(), 'Cancel keeps the client');

@@ -16,7 +16,9 @@ export function setUpTabs(tablist, onChoose) {
 
   tablist.addEventListener('click', (event) => {
     const tab = event.target.closest('[role="tab"]');
-    if (tab) onChoose(nameOf(tab));
+    if (!tab) return;
+    mark(nameOf(tab));
+    onChoose(nameOf(tab));
   });
   tablist.addEventListener('keydown', (event) => {
     const index = tabs.indexOf(document.activeElement);
@@ -26,6 +28,7 @@ export function setUpTabs(tablist, onChoose) {
     event.preventDefault();
     const tab = tabs[(next + tabs.length) % tabs.length];
     tab.focus();
+    mark(nameOf(tab));
     onChoose(nameOf(tab));
   });
 
