@@ -1,6 +1,7 @@
 // Browser tests of the dashboard: a gateway whose listeners really listen (127.0.0.1, port 0),
 // Debian's Chromium driven by playwright-core (never a downloaded browser), and screenshots
-// saved to docs/screenshots/ for the README.
+// of every page saved to test-output/screenshots/ on each run (and to docs/screenshots/, the
+// README's pictures, when UPDATE_SCREENSHOTS=1).
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -8,7 +9,7 @@ import type { Test } from 'tap';
 import { REPO_ROOT, startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const SCREENSHOT_DIR = `${REPO_ROOT}docs/screenshots/`;
+export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/screenshots/` : `${REPO_ROOT}test-output/screenshots/`;
 
 export interface ListeningGateway extends TestGateway {
   adminUrl: string;
