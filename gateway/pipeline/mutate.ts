@@ -29,3 +29,24 @@ export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestCo
   }
   return Object.assign(out, identityHeaders(context, requestId));
 }
+
+// Hop-by-hop response headers (RFC 9110 7.6.1) describe the gateway's connection to the upstream,
+// not the client's connection to the gateway: forwarding "Connection: keep-alive" would override a
+// client's "Connection: close" and keep its socket open.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
+
+export function downstreamHeaders(upstream: IncomingHttpHeaders): IncomingHttpHeaders {
+  const connection = upstream.connection;
+  const named = new Set(
+    (Array.isArray(connection) ? connection.join(',') : connection ?? '')
+      .split(',')
+      .map((name) => name.trim().toLowerCase())
+      .filter(Boolean),
+  );
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(upstream)) {
+    if (HOP_BY_HOP.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}

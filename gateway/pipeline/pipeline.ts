@@ -16,7 +16,7 @@ import type { Authenticators } from './authenticator.js';
 import { authorize } from './authorize.js';
 import type { RequestContext } from './context.js';
 import { identify } from './identify.js';
-import { upstreamHeaders } from './mutate.js';
+import { downstreamHeaders, upstreamHeaders } from './mutate.js';
 
 export interface PipelineDependencies {
   settings: Pick<Settings, 'trustedProxies' | 'upstreamTimeoutMs'>;
@@ -54,17 +54,21 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
     replyOptions: {
       getUpstream: (request) => deps.upstreams[contextOf(request as FastifyRequest).route.upstream],
       rewriteRequestHeaders: (request, headers) => upstreamHeaders(headers, contextOf(request as FastifyRequest), String(request.id)),
+      rewriteHeaders: (headers) => downstreamHeaders(headers),
+      // The query exactly as received and authorized (the proxy would otherwise re-serialise it).
+      queryString: (_search, _url, request) => contextOf(request as FastifyRequest).target.query,
       onError: (rawReply, { error }) => {
         const reply = rawReply as FastifyReply;
         reply.request.log.warn({ code: (error as { code?: string }).code }, 'upstream request failed');
         sendError(reply.request, reply, upstreamError(error as { statusCode?: number; code?: string }));
       },
     },
-    // The signature stage buffered and verified the body: forward exactly those bytes.
-    handler: (request, reply, dest, options) => {
-      const body = contextOf(request).body;
-      if (body === undefined) return reply.from(dest, options);
-      return reply.from(dest, { ...options, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
+    // Forward exactly the path that was authorized. The signature stage buffered and verified
+    // the body: forward exactly those bytes.
+    handler: (request, reply, _dest, options) => {
+      const { target, body } = contextOf(request);
+      if (body === undefined) return reply.from(target.path, options);
+      return reply.from(target.path, { ...options, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
     },
   };
   await app.register(httpProxy, proxyOptions);
