@@ -27,11 +27,15 @@ export function toGatewayError(error: unknown): GatewayError {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
+  const oauth = reply.routeOptions.config?.errorStyle === 'oauth';
+  // OAuth endpoints answer with RFC 6749 codes only, also for bodies Fastify could not parse; and
+  // none of their responses may be cached, including those that fail before the handler runs.
+  if (oauth && error.code === 'bad_request') error = new GatewayError('invalid_request', error.message, { cause: error });
+  if (oauth) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   request.errorCode = error.code;
-  const body: Record<string, string> =
-    reply.routeOptions.config?.errorStyle === 'oauth'
-      ? { error: error.code, message: error.message, error_description: error.message }
-      : { error: error.code, message: error.message, request_id: String(request.id) };
+  const body: Record<string, string> = oauth
+    ? { error: error.code, message: error.message, error_description: error.message }
+    : { error: error.code, message: error.message, request_id: String(request.id) };
   if (error.field) body.field = error.field;
   return reply.code(error.status).headers(error.headers).send(body);
 }
