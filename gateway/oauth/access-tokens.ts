@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type JWTHeaderParameters } from 'jose';
 import type { Settings } from '../config/settings.js';
+import { StoreUnavailableError } from '../store/types.js';
 import type { SigningKeys } from './signing-keys.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
@@ -76,6 +77,8 @@ export class AccessTokens {
       this.verified.set(token, protectedHeader.kid!, payload as AccessTokenClaims);
       return payload as AccessTokenClaims;
     } catch (error) {
+      // A store that cannot be reached while looking up a key is a 503, not a bad token.
+      if (error instanceof StoreUnavailableError) throw error;
       throw new TokenVerificationError(reasonOf(error));
     }
   }

@@ -74,7 +74,9 @@ export class SigningKeys {
   private active!: LoadedKey;
   private previous: LoadedKey | null = null;
   private raw = '';
-  private lastRefresh = 0;
+  /** When an unknown kid last caused a refresh, and that refresh while it runs (shared by concurrent misses). */
+  private lastMissRefresh = 0;
+  private missRefresh: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   private fixed = false;
@@ -105,7 +107,6 @@ export class SigningKeys {
   /** Re-reads the key set; imports only when it changed. */
   async refresh(): Promise<void> {
     if (this.fixed) return;
-    this.lastRefresh = Date.now();
     const raw = await this.store.getMeta(KEYS_META);
     if (raw === null || raw === this.raw) return;
     const set = JSON.parse(raw) as StoredKeySet;
@@ -119,11 +120,22 @@ export class SigningKeys {
     return this.active;
   }
 
-  /** The key for a kid; an unknown kid may mean another instance rotated, so refresh once. */
+  /**
+   * The key for a kid; an unknown kid may mean another instance rotated, so refresh once. Misses
+   * refresh at most once per interval (forged kids cannot flood the store), and concurrent misses
+   * wait for the same refresh instead of failing while it runs.
+   */
   async verificationKey(kid: string | undefined): Promise<LoadedKey | undefined> {
     const found = this.find(kid);
-    if (found || kid === undefined || Date.now() - this.lastRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return found;
-    await this.refresh();
+    if (found || kid === undefined || this.fixed) return found;
+    if (!this.missRefresh) {
+      if (Date.now() - this.lastMissRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return undefined;
+      this.lastMissRefresh = Date.now();
+      this.missRefresh = this.refresh().finally(() => {
+        this.missRefresh = undefined;
+      });
+    }
+    await this.missRefresh;
     return this.find(kid);
   }
 

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { AccessTokens } from '../oauth/access-tokens.js';
 import { TokenVerificationError } from '../oauth/access-tokens.js';
-import type { CredentialStore } from '../store/types.js';
+import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import type { Authenticator } from './authenticator.js';
 import type { ClientPrincipal } from './context.js';
 
@@ -36,6 +36,8 @@ export class BearerAuthenticator implements Authenticator {
     try {
       claims = await this.tokens.verify(token);
     } catch (error) {
+      // The store could not be asked about the signing key: fail closed with 503, not "bad token".
+      if (error instanceof StoreUnavailableError) throw error;
       throw invalidToken(error instanceof TokenVerificationError ? error.reason : 'malformed');
     }
     const state = await this.store.bearerState(claims.client_id, claims.jti);
