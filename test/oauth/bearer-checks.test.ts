@@ -1,18 +1,17 @@
 // Bearer checks on public routes: every bad token gets 401 invalid_token (or 403 for a missing
 // scope) with a WWW-Authenticate challenge, and the upstream is never contacted.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { randomUUID } from 'node:crypto';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { goodClaims, hmacWithPublicKey, signWithForeignKey, signWithGatewayKey, unsignedToken } from '../helpers/jwt.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 
 async function call(tg: TestGateway, authorization: string | undefined, url = '/v1/sales') {
   return tg.gateway.publicApp.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } });
 }
 
-async function refused(t: Tap, tg: TestGateway, label: string, authorization: string | undefined, description?: string): Promise<void> {
+async function refused(t: Test, tg: TestGateway, label: string, authorization: string | undefined, description?: string): Promise<void> {
   const before = tg.upstreams.public.received.length;
   const response = await call(tg, authorization);
   t.equal(response.statusCode, 401, `${label}: ${response.body}`);

@@ -1,6 +1,6 @@
 // POST /v1/oauth/token exactly as DESIGN 2.1: the client credentials grant, HTTP Basic or form
 // authentication, scope narrowing, and RFC 6749 error bodies with error_description.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { decodeJwt } from 'jose';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { createClient, tokenRequest } from '../helpers/oauth.js';
@@ -9,7 +9,7 @@ function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-function assertOAuthError(t: Tap, response: Awaited<ReturnType<typeof tokenRequest>>, status: number, error: string, message?: string | RegExp): void {
+function assertOAuthError(t: Test, response: Awaited<ReturnType<typeof tokenRequest>>, status: number, error: string, message?: string | RegExp): void {
   t.equal(response.statusCode, status, `${error}: ${response.body}`);
   const body = response.json() as Record<string, string>;
   t.same(Object.keys(body).sort(), ['error', 'error_description', 'message'], `${error}: body fields`);
@@ -19,9 +19,8 @@ function assertOAuthError(t: Tap, response: Awaited<ReturnType<typeof tokenReque
   t.equal(response.headers['cache-control'], 'no-store');
   t.equal(response.headers.pragma, 'no-cache');
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0];
 
-function upstreamsUntouched(t: Tap, tg: TestGateway): void {
+function upstreamsUntouched(t: Test, tg: TestGateway): void {
   t.same(tg.upstreams.public.received, [], 'the public upstream was not contacted');
   t.same(tg.upstreams.banking.received, [], 'the banking upstream was not contacted');
 }
