@@ -1,0 +1,103 @@
+// Admin API for OAuth clients: create (secret shown once), list, show, delete; validation errors
+// name the field; nothing is half-written.
+import t from 'tap';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function admin(tg: TestGateway, method: string, url: string, payload?: unknown) {
+  return tg.gateway.adminApp.inject({
+    method: method as 'GET',
+    url,
+    headers: { authorization: `Bearer ${tg.adminToken}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(payload !== undefined ? { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) } : {}),
+  });
+}
+
+t.test('create: 201 with the secret, once', async (t) => {
+  const tg = await startTestGateway(t);
+  const response = await admin(tg, 'POST', '/admin/v1/clients', { name: '  Reports  ', scopes: ['sales', 'stats', 'sales'], account_id: 'acct-1' });
+  t.equal(response.statusCode, 201, response.body);
+  t.equal(response.headers['cache-control'], 'no-store');
+  const created = response.json() as Record<string, unknown>;
+  t.same(Object.keys(created).sort(), ['account_id', 'client_id', 'client_secret', 'created_at', 'name', 'scopes']);
+  t.match(created.client_id, UUID);
+  t.equal(created.name, 'Reports');
+  t.same(created.scopes, ['sales', 'stats']);
+  t.equal(created.account_id, 'acct-1');
+  t.ok(Buffer.from(created.client_secret as string, 'base64url').length >= 32, 'the secret carries at least 256 bits');
+  t.ok(!Number.isNaN(Date.parse(created.created_at as string)));
+
+  const expected = { client_id: created.client_id, name: 'Reports', scopes: ['sales', 'stats'], account_id: 'acct-1', created_at: created.created_at };
+  const list = await admin(tg, 'GET', '/admin/v1/clients');
+  t.equal(list.statusCode, 200);
+  t.same(list.json(), { clients: [expected] }, 'the list never shows the secret');
+  const show = await admin(tg, 'GET', `/admin/v1/clients/${created.client_id}`);
+  t.equal(show.statusCode, 200);
+  t.same(show.json(), expected, 'show never shows the secret');
+  t.notMatch(list.body + show.body, created.client_secret as string);
+  t.notMatch(list.body + show.body, /secret|hash/i);
+
+  const bare = await admin(tg, 'POST', '/admin/v1/clients', { name: 'bare', scopes: ['webhooks'] });
+  t.equal(bare.json().account_id, null);
+  t.equal((await admin(tg, 'GET', '/admin/v1/clients')).json().clients.length, 2);
+});
+
+t.test('validation errors name the field; nothing is written', async (t) => {
+  const tg = await startTestGateway(t);
+  const cases: Array<[unknown, string, RegExp]> = [
+    [{ scopes: ['sales'] }, 'name', /^name: is required/],
+    [{ name: '', scopes: ['sales'] }, 'name', /^name: is required/],
+    [{ name: '   ', scopes: ['sales'] }, 'name', /^name:/],
+    [{ name: 42, scopes: ['sales'] }, 'name', /^name:/],
+    [{ name: 'x'.repeat(201), scopes: ['sales'] }, 'name', /at most 200 characters/],
+    [{ name: 'a\u0000b', scopes: ['sales'] }, 'name', /control characters/],
+    [{ name: 'x' }, 'scopes', /^scopes: must be a non-empty list/],
+    [{ name: 'x', scopes: [] }, 'scopes', /^scopes: must be a non-empty list/],
+    [{ name: 'x', scopes: 'sales' }, 'scopes', /^scopes:/],
+    [{ name: 'x', scopes: ['sales', 'admin'] }, 'scopes', /"admin" is not one of/],
+    [{ name: 'x', scopes: [1] }, 'scopes', /^scopes:/],
+    [{ name: 'x', scopes: ['sales'], account_id: 5 }, 'account_id', /^account_id:/],
+    [{ name: 'x', scopes: ['sales'], account_id: '' }, 'account_id', /^account_id:/],
+    [{ name: 'x', scopes: ['sales'], client_secret: 'mine' }, 'client_secret', /is not a known field/],
+    [{ name: 'x', scopes: ['sales'], client_id: '00000000-0000-4000-8000-000000000000' }, 'client_id', /is not a known field/],
+    [['name', 'x'], 'body', /must be a JSON object/],
+    ['"text"', 'body', /must be a JSON object/],
+  ];
+  for (const [payload, field, message] of cases) {
+    const response = await admin(tg, 'POST', '/admin/v1/clients', payload);
+    t.equal(response.statusCode, 400, `${JSON.stringify(payload)}: ${response.body}`);
+    const body = response.json() as Record<string, string>;
+    t.same(Object.keys(body).sort(), ['error', 'field', 'message', 'request_id']);
+    t.equal(body.error, 'validation_error');
+    t.equal(body.field, field, `${JSON.stringify(payload)} names ${field}`);
+    t.match(body.message, message);
+  }
+  const noBody = await tg.gateway.adminApp.inject({ method: 'POST', url: '/admin/v1/clients', headers: { authorization: `Bearer ${tg.adminToken}` } });
+  t.equal(noBody.statusCode, 400);
+  t.equal(noBody.json().field, 'body');
+  const badJson = await admin(tg, 'POST', '/admin/v1/clients', '{"name":');
+  t.equal(badJson.statusCode, 400);
+  t.same((await admin(tg, 'GET', '/admin/v1/clients')).json(), { clients: [] }, 'nothing was written');
+});
+
+t.test('show and delete; unknown ids get 404 not_found', async (t) => {
+  const tg = await startTestGateway(t);
+  const created = (await admin(tg, 'POST', '/admin/v1/clients', { name: 'gone soon', scopes: ['events'] })).json() as { client_id: string };
+  const kept = (await admin(tg, 'POST', '/admin/v1/clients', { name: 'kept', scopes: ['events'] })).json() as { client_id: string };
+  const deleted = await admin(tg, 'DELETE', `/admin/v1/clients/${created.client_id}`);
+  t.equal(deleted.statusCode, 204);
+  t.equal(deleted.body, '');
+  for (const [method, url] of [
+    ['GET', `/admin/v1/clients/${created.client_id}`],
+    ['DELETE', `/admin/v1/clients/${created.client_id}`],
+    ['GET', '/admin/v1/clients/not-a-uuid'],
+  ] as const) {
+    const response = await admin(tg, method, url);
+    t.equal(response.statusCode, 404, `${method} ${url}`);
+    t.same(response.json(), { error: 'not_found', message: 'No client with that client_id.', request_id: response.json().request_id });
+  }
+  t.same((await admin(tg, 'GET', '/admin/v1/clients')).json().clients.map((c: { client_id: string }) => c.client_id), [kept.client_id]);
+  const unknownPath = await admin(tg, 'GET', '/admin/v1/nothing');
+  t.equal(unknownPath.statusCode, 404);
+});
