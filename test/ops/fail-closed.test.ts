@@ -1,0 +1,46 @@
+// Fail closed: with the credential store unreachable, nothing is forwarded unchecked. Proxied
+// requests get 503 store_unavailable and the upstream is not contacted.
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { startTestGateway } from '../helpers/gateway.js';
+import { startTcpForwarder } from '../helpers/http.js';
+import { goodClaims, signWithForeignKey } from '../helpers/jwt.js';
+import { accessToken, createClient, tokenRequest } from '../helpers/oauth.js';
+import { TEST_REDIS_URL } from '../helpers/redis.js';
+
+const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
+
+t.test('Redis unreachable: 503 store_unavailable, upstream untouched', async (t) => {
+  const forwarder = await startTcpForwarder(t, redisPort);
+  const tg = await startTestGateway(t, { config: { redis_url: `redis://127.0.0.1:${forwarder.port}` } });
+  const client = await createClient(tg, ['sales']);
+  const token = await accessToken(tg, client);
+  const get = (authorization: string) => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization } });
+  t.equal((await get(`Bearer ${token}`)).statusCode, 200, 'control: forwarded while Redis is up');
+  const forwardedBefore = tg.upstreams.public.received.length;
+
+  await forwarder.cut();
+
+  const response = await get(`Bearer ${token}`);
+  t.equal(response.statusCode, 503, 'a token verified before (and cached) is still checked against the store');
+  t.same(response.json(), {
+    error: 'store_unavailable',
+    message: 'The credential store cannot be reached; the request was not forwarded.',
+    request_id: response.json().request_id,
+  });
+  const fresh = await get(`Bearer ${await signWithForeignKey(goodClaims(tg, client.client_id, 'sales'), randomUUID())}`);
+  t.equal(fresh.statusCode, 503, 'an unknown kid needs the store to look up keys: 503, not a guess');
+
+  const tokenResponse = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret });
+  t.equal(tokenResponse.statusCode, 503);
+  t.equal(tokenResponse.json().error, 'store_unavailable');
+  t.equal(tokenResponse.headers['cache-control'], 'no-store');
+
+  const adminList = await tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/clients', headers: { authorization: `Bearer ${tg.adminToken}` } });
+  t.equal(adminList.statusCode, 503);
+  t.equal(adminList.json().error, 'store_unavailable');
+
+  t.equal(tg.upstreams.public.received.length, forwardedBefore, 'nothing reached the upstream while the store was down');
+  const metrics = await tg.gateway.metrics.registry.getSingleMetricAsString('gateway_requests_total');
+  t.match(metrics, 'gateway_requests_total{route="public:GET /v1/sales",outcome="store_unavailable"} 2');
+});

@@ -1,0 +1,36 @@
+// /healthz (the process is up) and /readyz (the credential store answers) on the admin listener.
+import t from 'tap';
+import { startTestGateway } from '../helpers/gateway.js';
+import { startTcpForwarder } from '../helpers/http.js';
+import { TEST_REDIS_URL } from '../helpers/redis.js';
+
+const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
+
+t.test('healthz and readyz with Redis', async (t) => {
+  const tg = await startTestGateway(t);
+  const health = await tg.gateway.adminApp.inject({ method: 'GET', url: '/healthz' });
+  t.equal(health.statusCode, 200);
+  t.same(health.json(), { status: 'ok' });
+  const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
+  t.equal(ready.statusCode, 200);
+  t.same(ready.json(), { status: 'ready', store: 'redis' });
+});
+
+t.test('readyz with the embedded store', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded' });
+  const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
+  t.equal(ready.statusCode, 200);
+  t.same(ready.json(), { status: 'ready', store: 'embedded' });
+});
+
+t.test('readyz is 503 while Redis is unreachable; healthz stays 200', async (t) => {
+  const forwarder = await startTcpForwarder(t, redisPort);
+  const tg = await startTestGateway(t, { config: { redis_url: `redis://127.0.0.1:${forwarder.port}` } });
+  t.equal((await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  await forwarder.cut();
+  const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
+  t.equal(ready.statusCode, 503);
+  t.same(ready.json(), { status: 'unavailable', store: 'redis', error: 'store_unavailable' });
+  const health = await tg.gateway.adminApp.inject({ method: 'GET', url: '/healthz' });
+  t.equal(health.statusCode, 200);
+});
