@@ -48,7 +48,10 @@ if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) {
   if (root && has('apt-get')) aptInstall('python3-cryptography');
   if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) problems.push('python3 with the cryptography package is needed (apt-get install python3-cryptography).');
 }
-for (const tool of ['openssl', 'curl']) if (!has(tool)) problems.push(`${tool} is needed by the signing examples' tests.`);
+for (const [tool, pkg] of [['openssl', 'openssl'], ['curl', 'curl'], ['ssh-keygen', 'openssh-client']]) {
+  if (!has(tool) && root && has('apt-get')) aptInstall(pkg);
+  if (!has(tool)) problems.push(`${tool} is needed by the signing tests (apt-get install ${pkg}).`);
+}
 
 if (problems.length > 0) {
   console.error('[check] the test suite cannot run:\n- ' + problems.join('\n- '));

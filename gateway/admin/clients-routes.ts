@@ -12,6 +12,10 @@ export function publicClient(client: ClientRecord) {
   return { client_id: client.clientId, name: client.name, scopes: client.scopes, account_id: client.accountId, created_at: client.createdAt };
 }
 
+/** What the admin API returns for a client; the 201 answer adds the client_secret. */
+export type ClientView = ReturnType<typeof publicClient>;
+export type CreatedClientView = ClientView & { client_secret: string };
+
 export function registerClientRoutes(app: FastifyInstance, store: CredentialStore, hasher: ClientSecretHasher): void {
   app.post('/admin/v1/clients', async (request, reply) => {
     const body = objectBody(request.body, ['name', 'scopes', 'account_id']);

@@ -23,6 +23,10 @@ export function publicServiceAccount(account: ServiceAccountRecord) {
   };
 }
 
+/** What the admin API returns for a service account; the 201 answer adds the full access_id. */
+export type ServiceAccountView = ReturnType<typeof publicServiceAccount>;
+export type CreatedServiceAccountView = ServiceAccountView & { access_id: string };
+
 const NOT_FOUND = 'No service account with that id.';
 
 export function registerServiceAccountRoutes(app: FastifyInstance, store: CredentialStore): void {

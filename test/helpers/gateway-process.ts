@@ -1,20 +1,12 @@
 // Runs the gateway as a real process (gateway/main.ts through tsx), as `npm start` would, for
 // tests of process-level behaviour: signals, several instances, the README walkthrough.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import type { Test } from 'tap';
+import { freePort } from '../../bench/processes.js';
 import { REPO_ROOT } from './gateway.js';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
+
 
 export interface GatewayProcess {
   child: ChildProcess;

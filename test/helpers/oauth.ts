@@ -1,11 +1,8 @@
 // Shortcuts for tests of Bearer-protected routes: create a client through the admin API and get a token.
+import type { CreatedClientView } from '../../gateway/admin/clients-routes.js';
 import type { TestGateway } from './gateway.js';
 
-export interface CreatedClient {
-  client_id: string;
-  client_secret: string;
-  scopes: string[];
-}
+export type CreatedClient = CreatedClientView;
 
 export async function createClient(tg: TestGateway, scopes: string[], extra: Record<string, unknown> = {}): Promise<CreatedClient> {
   const response = await tg.gateway.adminApp.inject({

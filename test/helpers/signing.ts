@@ -3,35 +3,16 @@
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
 import { headerFields, requestFromUrl, signMessage, signRequest, sshPublicKeyLine, type SignatureParameters, type SignRequestOptions } from '../../gateway/signing/index.js';
+import type { CreatedServiceAccountView } from '../../gateway/admin/service-accounts-routes.js';
+import { PERMISSION_NAMES } from '../../gateway/policy/vocabulary.js';
 import type { TestGateway } from './gateway.js';
 
-export const ALL_PERMISSIONS = [
-  'view_balance',
-  'view_account_details',
-  'view_transactions',
-  'list_dict_keys',
-  'initiate_payment',
-  'cancel_scheduled_payments',
-  'refund_transaction',
-];
+export const ALL_PERMISSIONS: readonly string[] = PERMISSION_NAMES;
 
 /** The Host every signed test request is sent with (and so the signed @authority). */
 export const BANKING_HOST = 'banking.test';
 
-export interface CreatedServiceAccount {
-  id: string;
-  access_id: string;
-  access_id_hint: string;
-  description: string;
-  public_key: string;
-  fingerprint: string;
-  permissions: string[];
-  allowed_ips: string[];
-  account_id: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  last_used_ip: string | null;
-}
+export type CreatedServiceAccount = CreatedServiceAccountView;
 
 export interface TestServiceAccount {
   account: CreatedServiceAccount;

@@ -2,15 +2,9 @@
 import { adminConnection, adminRequest, CliError } from '../admin-client.js';
 import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
+import type { ClientView } from '../../admin/clients-routes.js';
 
-interface Client {
-  client_id: string;
-  name: string;
-  scopes: string[];
-  account_id: string | null;
-  created_at: string;
-  client_secret?: string;
-}
+type Client = ClientView & { client_secret?: string };
 
 export const clientCommands: Command[] = [
   {

@@ -4,21 +4,10 @@ import { readFileSync } from 'node:fs';
 import { adminConnection, adminRequest, CliError } from '../admin-client.js';
 import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
+import type { ServiceAccountView } from '../../admin/service-accounts-routes.js';
 
-interface ServiceAccount {
-  id: string;
-  access_id?: string;
-  access_id_hint: string;
-  description: string;
-  public_key: string;
-  fingerprint: string;
-  permissions: string[];
-  allowed_ips: string[];
-  account_id: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  last_used_ip: string | null;
-}
+/** The list and show answers carry only the hint; create's answer also the full access_id. */
+type ServiceAccount = ServiceAccountView & { access_id?: string };
 
 /** Printable ASCII stays; everything else (controls, escapes, non-ASCII) is shown as a JSON escape. */
 export function escapeForTerminal(text: string): string {
