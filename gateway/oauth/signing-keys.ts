@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { readFileSync } from 'node:fs';
 import type { CryptoKey } from 'jose';
-import type { JwtAlgorithm, Settings } from '../config/settings.js';
+import { SettingsError, type JwtAlgorithm, type Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { CredentialStore } from '../store/types.js';
 
@@ -52,7 +52,7 @@ async function load(stored: StoredKey): Promise<LoadedKey> {
 
 /** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */
 function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): StoredKeySet {
-  const fail = (problem: string) => new Error(`Invalid setting GATEWAY_JWT_SIGNING_KEY_FILE: ${file} ${problem}`);
+  const fail = (problem: string) => new SettingsError('GATEWAY_JWT_SIGNING_KEY_FILE', `${file} ${problem}`);
   let doc: { keys?: JWK[] };
   try {
     doc = JSON.parse(readFileSync(file, 'utf8')) as { keys?: JWK[] };
