@@ -1,4 +1,4 @@
-// Dates and identifiers as people read them.
+// Dates and words as people read them.
 import { h } from './dom.js';
 
 const dateTimeFormat = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
@@ -19,4 +19,9 @@ export function relativeTime(date) {
     if (Math.abs(seconds) >= size) return relativeFormat.format(Math.round(seconds / size), unit);
   }
   return 'just now';
+}
+
+/** 'service account' -> 'Service account', for the start of a sentence ('OAuth client' stays). */
+export function capitalized(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

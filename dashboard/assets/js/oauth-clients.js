@@ -1,55 +1,25 @@
 // Settings -> API Credentials -> OAuth clients: list with scopes, create (secret shown once), delete.
 import { api } from './api.js';
-import { announce, h, replaceChildren } from './dom.js';
-import { checkboxGroup, checkedValues, chips, emptyState, formSummary, linkButton, panelHeader, routesText, secretReveal, textField } from './components.js';
-import { confirmDialog } from './confirm-dialog.js';
-import { clearErrors, clearErrorsOnEdit, showApiError, showFieldError } from './form-errors.js';
+import { h } from './dom.js';
+import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
+import { showCreateForm, showCreated } from './credential-create.js';
+import { confirmAndDelete, deleteCell, showCredentialList } from './credential-list.js';
+import { showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
-const LIST_PATH = '/admin/v1/clients';
-
 export function oauthClientsTab(panel, vocabulary) {
-  function header() {
-    return panelHeader({
-      title: 'OAuth clients',
-      description: 'Credentials for the public API. A client exchanges its client ID and secret at /v1/oauth/token for a Bearer token that carries the client’s scopes.',
-      action: linkButton('#oauth-clients/new', 'Create OAuth client'),
-    });
-  }
+  const tab = { panel, noun: 'OAuth client', prefix: 'oc', route: '#oauth-clients', path: '/admin/v1/clients' };
 
   /** `notice`: { kind: 'success' | 'error', text } shown above the list. */
-  async function showList(notice) {
-    const status = h('div', { role: 'status', 'aria-live': 'polite' });
-    const body = h('div', { class: 'card', 'aria-busy': 'true' }, h('p', { class: 'card-body muted' }, 'Loading OAuth clients…'));
-    replaceChildren(panel, header(), status, body);
-    if (notice) replaceChildren(status, h('div', { class: `alert alert-${notice.kind}` }, notice.text));
-    let clients;
-    try {
-      ({ clients } = await api.get(LIST_PATH));
-    } catch (error) {
-      replaceChildren(body, h('div', { class: 'card-body' }, h('div', { class: 'alert alert-error', role: 'alert' }, h('strong', {}, 'The OAuth clients could not be loaded.'), error.message)));
-      body.removeAttribute('aria-busy');
-      return;
-    }
-    body.removeAttribute('aria-busy');
-    if (clients.length === 0) {
-      replaceChildren(body, emptyState({ title: 'No OAuth clients yet', text: 'Create a client for each application that calls the public API, with only the scopes it needs.', action: linkButton('#oauth-clients/new', 'Create OAuth client') }));
-      return;
-    }
-    replaceChildren(
-      body,
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          {},
-          h('caption', { class: 'visually-hidden' }, `OAuth clients (${clients.length})`),
-          h('thead', {}, h('tr', {}, ['Name', 'Client ID', 'Scopes', 'Account', 'Created'].map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
-          h('tbody', {}, clients.map(clientRow)),
-        ),
-      ),
-    );
+  function showList(notice) {
+    return showCredentialList(tab, {
+      description: 'Credentials for the public API. A client exchanges its client ID and secret at /v1/oauth/token for a Bearer token that carries the client’s scopes.',
+      load: async () => (await api.get(tab.path)).clients,
+      empty: { title: 'No OAuth clients yet', text: 'Create a client for each application that calls the public API, with only the scopes it needs.' },
+      columns: ['Name', 'Client ID', 'Scopes', 'Account', 'Created'],
+      row: clientRow,
+      notice,
+    });
   }
 
   function clientRow(client) {
@@ -61,99 +31,61 @@ export function oauthClientsTab(panel, vocabulary) {
       h('td', {}, chips(client.scopes)),
       h('td', {}, client.account_id ?? h('span', { class: 'muted' }, '—')),
       h('td', {}, timeElement(client.created_at)),
-      h('td', { class: 'actions-cell' }, h('button', { type: 'button', class: 'button button-small button-danger-outline', on: { click: () => deleteClient(client) } }, 'Delete', h('span', { class: 'visually-hidden' }, ` OAuth client ${client.name}`))),
+      deleteCell(tab, client.name, () => deleteClient(client)),
     );
   }
 
-  async function deleteClient(client) {
-    const confirmed = await confirmDialog({
-      title: 'Delete OAuth client?',
-      body: [
-        h('p', {}, 'The OAuth client “', h('strong', {}, client.name), '” will be deleted.'),
-        h('p', { class: 'dialog-warning' }, 'Deletion is immediate and permanent: tokens already issued to it stop working at once, and it can get no new ones. It cannot be undone.'),
-      ],
-      confirmLabel: 'Delete permanently',
+  function deleteClient(client) {
+    return confirmAndDelete(tab, {
+      id: client.client_id,
+      name: client.name,
+      warning: 'Deletion is immediate and permanent: tokens already issued to it stop working at once, and it can get no new ones. It cannot be undone.',
+      aftermath: 'Its tokens no longer work.',
+      showList,
     });
-    if (!confirmed) return;
-    try {
-      await api.delete(`${LIST_PATH}/${encodeURIComponent(client.client_id)}`);
-    } catch (error) {
-      if (error.status !== 404) {
-        announce(`Delete failed: ${error.message}`);
-        await showList({ kind: 'error', text: `The OAuth client could not be deleted: ${error.message}` });
-        return;
-      }
-    }
-    announce(`OAuth client ${client.name} deleted.`);
-    await showList({ kind: 'success', text: `OAuth client “${client.name}” was deleted. Its tokens no longer work.` });
   }
 
   function showCreate() {
-    const form = h(
-      'form',
-      { novalidate: true, 'aria-labelledby': 'oc-create-title' },
-      h('h2', { id: 'oc-create-title' }, 'Create OAuth client'),
-      h('p', { class: 'intro' }, 'The client ID and secret are generated by the gateway; the secret is shown once, after you create the client.'),
-      formSummary(),
-      textField({ id: 'oc-name', field: 'name', label: 'Name', hint: 'Which application uses this client, e.g. “Storefront backend”.', attributes: { maxlength: '200', required: true } }),
-      checkboxGroup({
-        id: 'oc-scopes',
-        field: 'scopes',
-        legend: 'Scopes',
-        hint: h('p', { id: 'oc-scopes-hint', class: 'hint' }, 'Grant only the scopes the application needs; a token request can narrow them further, never widen them.'),
-        options: vocabulary.scopes.map((s) => ({ value: s.name, title: s.name, details: h('span', { class: 'option-routes' }, routesText(s.routes)) })),
-      }),
-      textField({ id: 'oc-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the public API in x-gateway-account-id.', attributes: { maxlength: '200' } }),
-      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Create OAuth client'), linkButton('#oauth-clients', 'Cancel', 'button')),
-    );
-    clearErrorsOnEdit(form);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void submitCreate(form);
+    showCreateForm(tab, {
+      intro: 'The client ID and secret are generated by the gateway; the secret is shown once, after you create the client.',
+      fields: [
+        textField({ id: 'oc-name', field: 'name', label: 'Name', hint: 'Which application uses this client, e.g. “Storefront backend”.', attributes: { maxlength: '200', required: true } }),
+        checkboxGroup({
+          id: 'oc-scopes',
+          field: 'scopes',
+          legend: 'Scopes',
+          hint: h('p', { id: 'oc-scopes-hint', class: 'hint' }, 'Grant only the scopes the application needs; a token request can narrow them further, never widen them.'),
+          options: vocabulary.scopes.map((s) => ({ value: s.name, title: s.name, details: h('span', { class: 'option-routes' }, routesText(s.routes)) })),
+        }),
+        textField({ id: 'oc-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the public API in x-gateway-account-id.', attributes: { maxlength: '200' } }),
+      ],
+      read: readForm,
+      check: (form, body) => {
+        if (!body.name) return showFieldError(form, 'name', 'Enter a name.');
+        if (body.scopes.length === 0) return showFieldError(form, 'scopes', 'Choose at least one scope.');
+        return false;
+      },
+      created: showClientCreated,
     });
-    replaceChildren(panel, h('div', { class: 'card form-card' }, h('div', { class: 'card-body' }, form)));
-    form.querySelector('#oc-name').focus();
   }
 
-  async function submitCreate(form) {
-    clearErrors(form);
-    const name = form.querySelector('#oc-name').value.trim();
+  function readForm(form) {
+    const body = { name: form.querySelector('#oc-name').value.trim(), scopes: checkedValues(form, 'scopes') };
     const accountId = form.querySelector('#oc-account-id').value.trim();
-    const body = { name, scopes: checkedValues(form, 'scopes') };
     if (accountId) body.account_id = accountId;
-    if (!name) return showFieldError(form, 'name', 'Enter a name.');
-    if (body.scopes.length === 0) return showFieldError(form, 'scopes', 'Choose at least one scope.');
-    const submit = form.querySelector('button[type="submit"]');
-    submit.disabled = true;
-    try {
-      showCreated(await api.post(LIST_PATH, body));
-    } catch (error) {
-      showApiError(form, error);
-    } finally {
-      submit.disabled = false;
-    }
+    return body;
   }
 
-  function showCreated(client) {
-    history.replaceState(null, '', '#oauth-clients');
-    replaceChildren(
-      panel,
-      h(
-        'div',
-        { class: 'card form-card' },
-        h(
-          'div',
-          { class: 'card-body' },
-          h('div', { class: 'alert alert-success', role: 'status' }, h('strong', { tabindex: '-1', id: 'oc-created-title' }, 'OAuth client created'), `“${client.name}” can now get tokens with the scopes ${client.scopes.join(', ')}.`),
-          secretReveal({ id: 'created-client-id', label: 'Client ID', value: client.client_id }),
-          secretReveal({ id: 'created-client-secret', label: 'Client secret', value: client.client_secret }),
-          h('div', { class: 'alert alert-warning', role: 'note' }, h('strong', {}, 'Copy the client secret now: it will not be shown again.'), 'The gateway keeps only a hash of it. If it is lost, delete this client and create a new one.'),
-          h('div', { class: 'actions' }, h('button', { type: 'button', class: 'button button-primary', on: { click: () => void showList() } }, 'Done')),
-        ),
-      ),
-    );
-    announce('OAuth client created. Copy the client secret now: it will not be shown again.');
-    document.getElementById('oc-created-title').focus();
+  function showClientCreated(client) {
+    showCreated(tab, {
+      text: `“${client.name}” can now get tokens with the scopes ${client.scopes.join(', ')}.`,
+      secrets: [
+        { id: 'created-client-id', label: 'Client ID', value: client.client_id },
+        { id: 'created-client-secret', label: 'Client secret', value: client.client_secret },
+      ],
+      warning: { title: 'Copy the client secret now: it will not be shown again.', text: 'The gateway keeps only a hash of it. If it is lost, delete this client and create a new one.' },
+      done: showList,
+    });
   }
 
   return {

@@ -1,0 +1,79 @@
+// The list view and the delete flow both credential tabs share. `tab` names the credential:
+// { panel, noun, prefix, route, path }, with `noun` as in running text ('service account',
+// 'OAuth client'), so the sentences around it are written once.
+import { api } from './api.js';
+import { emptyState, linkButton, panelHeader } from './components.js';
+import { confirmDialog } from './confirm-dialog.js';
+import { announce, h, replaceChildren } from './dom.js';
+import { capitalized } from './format.js';
+
+/**
+ * The header with its `description`, a polite status region for `notice` ({ kind: 'success' |
+ * 'error', text }), and a card that is aria-busy until `load()` resolves, then holds an error alert,
+ * the `empty` state ({ title, text }) or a table of `columns` with one `row(item)` each. Header and
+ * empty state both link to the create form, `${route}/new`.
+ */
+export async function showCredentialList({ panel, noun, route }, { description, load, empty, columns, row, notice }) {
+  const plural = `${noun}s`;
+  const createLink = () => linkButton(`${route}/new`, `Create ${noun}`);
+  const status = h('div', { role: 'status', 'aria-live': 'polite' });
+  const body = h('div', { class: 'card', 'aria-busy': 'true' }, h('p', { class: 'card-body muted' }, `Loading ${plural}…`));
+  replaceChildren(panel, panelHeader({ title: capitalized(plural), description, action: createLink() }), status, body);
+  if (notice) replaceChildren(status, h('div', { class: `alert alert-${notice.kind}` }, notice.text));
+  let items;
+  try {
+    items = await load();
+  } catch (error) {
+    replaceChildren(body, h('div', { class: 'card-body' }, h('div', { class: 'alert alert-error', role: 'alert' }, h('strong', {}, `The ${plural} could not be loaded.`), error.message)));
+    body.removeAttribute('aria-busy');
+    return;
+  }
+  body.removeAttribute('aria-busy');
+  if (items.length === 0) {
+    replaceChildren(body, emptyState({ ...empty, action: createLink() }));
+    return;
+  }
+  replaceChildren(body, h('div', { class: 'table-wrap' }, credentialTable(`${capitalized(plural)} (${items.length})`, columns, items.map(row))));
+}
+
+/** The caption is for screen readers (it counts the rows); the last column holds the actions. */
+function credentialTable(caption, columns, rows) {
+  return h(
+    'table',
+    {},
+    h('caption', { class: 'visually-hidden' }, caption),
+    h('thead', {}, h('tr', {}, columns.map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+    h('tbody', {}, rows),
+  );
+}
+
+/** The row's Delete button; its hidden text names the row, so the buttons differ for screen readers. */
+export function deleteCell({ noun }, name, onClick) {
+  return h('td', { class: 'actions-cell' }, h('button', { type: 'button', class: 'button button-small button-danger-outline', on: { click: onClick } }, 'Delete', h('span', { class: 'visually-hidden' }, ` ${noun} ${name}`)));
+}
+
+/**
+ * Asks first, then deletes `id` and shows the list again with what happened (`showList(notice)`).
+ * `identity`: what follows the name in the question; `warning`: what deleting does; `aftermath`:
+ * the sentence after "… was deleted.".
+ */
+export async function confirmAndDelete({ noun, path }, { id, name, identity = null, warning, aftermath, showList }) {
+  const confirmed = await confirmDialog({
+    title: `Delete ${noun}?`,
+    body: [h('p', {}, `The ${noun} “`, h('strong', {}, name), '”', identity, ' will be deleted.'), h('p', { class: 'dialog-warning' }, warning)],
+    confirmLabel: 'Delete permanently',
+  });
+  if (!confirmed) return;
+  try {
+    await api.delete(`${path}/${encodeURIComponent(id)}`);
+  } catch (error) {
+    // 404: someone else deleted it first, which is what was asked for.
+    if (error.status !== 404) {
+      announce(`Delete failed: ${error.message}`);
+      await showList({ kind: 'error', text: `The ${noun} could not be deleted: ${error.message}` });
+      return;
+    }
+  }
+  announce(`${capitalized(noun)} ${name} deleted.`);
+  await showList({ kind: 'success', text: `${capitalized(noun)} “${name}” was deleted. ${aftermath}` });
+}
