@@ -22,7 +22,7 @@ t.test('a description made of markup is shown as the characters typed', async (t
   await page.getByLabel('Public key').fill(sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey, 'x@example'));
   await page.getByRole('checkbox', { name: /View balance/ }).check();
   await page.getByRole('button', { name: 'Create service account' }).click();
-  await page.getByText('Service account created').waitFor();
+  await page.getByText('Service account created', { exact: true }).waitFor();
   t.match(await page.locator('.alert-success').textContent(), `“${PAYLOAD}” can now sign requests`);
   t.equal(await page.locator('.details dd').first().textContent(), PAYLOAD);
 

@@ -38,7 +38,7 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   await screenshot(page, 'oauth-client-create');
   const [created] = await Promise.all([page.waitForResponse('**/admin/v1/clients'), page.getByRole('button', { name: 'Create OAuth client' }).click()]);
   t.equal(created.status(), 201);
-  await page.getByText('OAuth client created').waitFor();
+  await page.getByText('OAuth client created', { exact: true }).waitFor();
   const clientId = (await page.locator('#created-client-id').textContent())!;
   const clientSecret = (await page.locator('#created-client-secret').textContent())!;
   t.equal(clientSecret, (await created.json()).client_secret);

@@ -42,7 +42,7 @@ t.test('a service account made in the dashboard signs requests until it is delet
   await page.getByLabel('Public key').fill(sshPublicKeyLine(privateKey, 'balance-monitor@staging'));
   const [created] = await Promise.all([page.waitForResponse('**/admin/v1/service-accounts'), page.getByRole('button', { name: 'Create service account' }).click()]);
   t.equal(created.status(), 201);
-  await page.getByText('Service account created').waitFor();
+  await page.getByText('Service account created', { exact: true }).waitFor();
   const accessId = (await page.locator('#created-access-id').textContent())!;
   t.match(accessId, UUID);
   t.equal(accessId, (await created.json()).access_id);
