@@ -7,14 +7,14 @@ import type { DestinationStream } from 'pino';
 import type { Settings } from './config/settings.js';
 import { GatewayError } from './errors.js';
 import { installErrorReplies, sendError } from './http/error-reply.js';
+import { FailureThrottle } from './http/failure-throttle.js';
 import { loggerOptions } from './http/logging.js';
 import { GatewayMetrics } from './metrics/metrics.js';
-import { resolveClientAddress } from './net/client-ip.js';
+import { clientAddressText } from './net/client-ip.js';
 import { AccessTokens } from './oauth/access-tokens.js';
 import { ClientAuthenticator } from './oauth/client-authentication.js';
 import { ClientSecretHasher } from './oauth/client-secrets.js';
 import { registerDiscovery } from './oauth/discovery.js';
-import { FailureThrottle } from './oauth/failure-throttle.js';
 import { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
@@ -96,10 +96,9 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
 
   const publicApp = newFastify(settings, options);
   observeRequests(publicApp, metrics);
-  const addressOf = (request: FastifyRequest) =>
-    resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], settings.trustedProxies)?.toString() ?? 'unknown';
+  const addressOf = (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
-    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings)),
+    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'failed attempts')),
     tokens,
     metrics,
     addressOf,

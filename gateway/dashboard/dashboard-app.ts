@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import type { Settings } from '../config/settings.js';
-import { resolveClientAddress } from '../net/client-ip.js';
+import { clientAddressText } from '../net/client-ip.js';
 import type { PolicyHolder } from '../policy/route-table.js';
 import type { CredentialStore } from '../store/types.js';
 import { findDashboardDir } from './assets-dir.js';
@@ -11,7 +11,7 @@ import { registerPages } from './pages.js';
 import { addSecurityHeaders } from './security-headers.js';
 import { DashboardAuth } from './session-auth.js';
 import { DashboardSessions } from './sessions.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { FailureThrottle } from '../http/failure-throttle.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { registerVocabularyRoute } from './vocabulary-route.js';
 
@@ -33,9 +33,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerSignInRoutes(scope, {
       settings,
       auth,
-      throttle: new SignInThrottle(deps.store, settings),
-      addressOf: (request: FastifyRequest) =>
-        resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], settings.trustedProxies)?.toString() ?? 'unknown',
+      throttle: new FailureThrottle(deps.store, settings, 'failed sign-ins'),
+      addressOf: (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies),
     });
     registerVocabularyRoute(scope, auth, deps.policy);
   });

@@ -8,12 +8,13 @@ import { objectBody, type Body } from '../admin/validate.js';
 import { burnPasswordCheck, verifyPassword } from './password-hash.js';
 import type { DashboardAuth } from './session-auth.js';
 import type { DashboardSession } from './sessions.js';
-import type { SignInThrottle } from './sign-in-throttle.js';
+import type { FailureThrottle } from '../http/failure-throttle.js';
 
 export interface SignInDependencies {
   settings: Settings;
   auth: DashboardAuth;
-  throttle: SignInThrottle;
+  /** Failures count per address and, for password sign-ins, per username. */
+  throttle: FailureThrottle;
   addressOf(request: FastifyRequest): string;
 }
 
@@ -84,10 +85,11 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependenc
     requireSameOrigin(request);
     const attempt = readAttempt(deps.settings, request.body);
     const address = deps.addressOf(request);
-    await throttle.check(address, attempt.username);
+    const throttleKeys = [`dashboard-sign-in:ip:${address}`, ...(attempt.username === undefined ? [] : [`dashboard-sign-in:user:${attempt.username}`])];
+    await throttle.check(throttleKeys);
     const verified = await attempt.verify();
     if (!verified) {
-      await throttle.recordFailure(address, attempt.username);
+      await throttle.recordFailure(throttleKeys);
       request.log.warn({ username: attempt.username, address }, 'dashboard sign-in failed');
       throw new GatewayError('admin_unauthorized', FAILED, { field: attempt.field });
     }

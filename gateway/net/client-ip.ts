@@ -1,6 +1,7 @@
 // The client address the gateway authorizes: the socket peer, or, when that peer is a trusted
 // proxy, the right-most X-Forwarded-For entry that is not itself a trusted proxy. Entries to the
 // left of that are client-controlled and never believed.
+import type { IncomingHttpHeaders } from 'node:http';
 import { anyContains, parsePeerAddress, type Address, type Cidr } from './cidr.js';
 
 export function resolveClientAddress(
@@ -23,4 +24,19 @@ export function resolveClientAddress(
     if (!anyContains(trustedProxies, hop)) return hop;
   }
   return candidate;
+}
+
+interface RequestWithPeer {
+  socket: { remoteAddress?: string | undefined };
+  headers: IncomingHttpHeaders;
+}
+
+/** The client address of a request, through the trusted proxies. */
+export function clientAddressOf(request: RequestWithPeer, trustedProxies: readonly Cidr[]): Address | undefined {
+  return resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trustedProxies);
+}
+
+/** The same as text, for throttle keys and logs. */
+export function clientAddressText(request: RequestWithPeer, trustedProxies: readonly Cidr[]): string {
+  return clientAddressOf(request, trustedProxies)?.toString() ?? 'unknown';
 }

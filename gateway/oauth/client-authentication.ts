@@ -4,9 +4,9 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
 import type { ClientSecretHasher } from './client-secrets.js';
-import type { FailureThrottle } from './failure-throttle.js';
+import type { FailureThrottle } from '../http/failure-throttle.js';
+import { isUuid } from '../uuid.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAX_CLIENT_ID_LENGTH = 128;
 
 export type FormFields = Record<string, string>;
@@ -76,11 +76,12 @@ export class ClientAuthenticator {
 
   /** The authenticated client, or auth_error (401) after recording the failure. */
   async authenticate(credentials: ClientCredentials, address: string): Promise<ClientRecord> {
-    await this.throttle.check(credentials.clientId, address);
+    const throttleKeys = [`client:${credentials.clientId}`, `ip:${address}`];
+    await this.throttle.check(throttleKeys);
     // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
-    const client = UUID.test(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
+    const client = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
     if (this.hasher.matches(credentials.clientSecret, client?.secretHash)) return client!;
-    await this.throttle.recordFailure(credentials.clientId, address);
+    await this.throttle.recordFailure(throttleKeys);
     throw new GatewayError('auth_error', 'Client authentication failed: the client is invalid.', {
       headers: credentials.method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="gateway"' } : {},
     });

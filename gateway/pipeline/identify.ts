@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import { resolveClientAddress } from '../net/client-ip.js';
+import { clientAddressOf } from '../net/client-ip.js';
 import { checkTarget } from '../policy/path-safety.js';
 import type { RouteTable } from '../policy/route-table.js';
 import type { RequestContext } from './context.js';
@@ -17,6 +17,5 @@ export function identify(request: FastifyRequest, routes: RouteTable, settings: 
   const target = checkTarget(request.url);
   const route = routes.match(request.method, hostOf(request), target.segments);
   if (!route) throw new GatewayError('route_not_found', `No route matches ${request.method} ${target.path}.`);
-  const clientAddress = resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], settings.trustedProxies);
-  return { target, route, clientAddress };
+  return { target, route, clientAddress: clientAddressOf(request, settings.trustedProxies) };
 }

@@ -15,9 +15,10 @@ import { ACCESS_ID_HEADER } from '../signing/profile.js';
 import { buildSignatureBase } from '../signing/signature-base.js';
 import { SignatureHeaders, type ReceivedSignature } from '../signing/signature-headers.js';
 import type { CredentialStore } from '../store/types.js';
+import { isUuid } from '../uuid.js';
 import { readRequestBody } from './request-body.js';
 import { receivedHeaders, receivedRequest } from './signed-request.js';
-import { ACCESS_ID_FORMAT, acceptSignature, checkCoverage, checkDigest, checkParameters, nonceTtlSeconds } from './signature-policy.js';
+import { acceptSignature, checkCoverage, checkDigest, checkParameters, nonceTtlSeconds } from './signature-policy.js';
 
 const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
   malformed: 'signature_invalid',
@@ -70,7 +71,7 @@ export class SignatureAuthenticator implements Authenticator {
     const signatureInput = single(headers, 'signature-input');
     const signatureValue = single(headers, 'signature');
     if (accessId === undefined || signatureInput === undefined || signatureValue === undefined) throw new GatewayError('signature_missing');
-    if (!ACCESS_ID_FORMAT.test(accessId)) throw new GatewayError('unknown_access_id', 'The x-access-id header is not an Access ID.');
+    if (!isUuid(accessId)) throw new GatewayError('unknown_access_id', 'The x-access-id header is not an Access ID.');
 
     const signature: ReceivedSignature = SignatureHeaders.parse(signatureInput, signatureValue).byKeyId(accessId);
     checkCoverage(signature, false);

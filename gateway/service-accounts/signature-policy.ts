@@ -3,6 +3,7 @@
 // error, checked before the credential store is asked anything.
 import { serializeDictionary, type Parameters } from 'structured-headers';
 import { GatewayError } from '../errors.js';
+import { isUuid } from '../uuid.js';
 import { checkContentDigest } from '../signing/content-digest.js';
 import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '../signing/profile.js';
 import type { ReceivedSignature } from '../signing/signature-headers.js';
@@ -10,7 +11,6 @@ import type { ReceivedSignature } from '../signing/signature-headers.js';
 /** How far in the future `created` may be: clocks of clients and gateway differ a little. */
 export const CLOCK_SKEW_SECONDS = 10;
 export const MAX_NONCE_LENGTH = 128;
-export const ACCESS_ID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** How long a nonce is remembered: as long as a signature carrying it can be accepted. */
 export function nonceTtlSeconds(windowSeconds: number): number {
@@ -63,7 +63,7 @@ export function checkDigest(digestHeader: string | undefined, body: Buffer, sign
 /** RFC 9421 section 5: what the client must sign next time. */
 export function acceptSignature(hasBody: boolean, accessId: string | undefined): string {
   const params = new Map<string, string | boolean>([['created', true]]);
-  if (accessId !== undefined && ACCESS_ID_FORMAT.test(accessId)) params.set('keyid', accessId);
+  if (accessId !== undefined && isUuid(accessId)) params.set('keyid', accessId);
   params.set('alg', ALGORITHM);
   const components = requiredComponents(hasBody).map((c): [string, Parameters] => [c, new Map()]);
   return serializeDictionary(new Map([['sig1', [components, params]]]));

@@ -1,12 +1,12 @@
 import t from 'tap';
 import { startTestGateway } from '../helpers/gateway.js';
 import { runCli } from '../helpers/cli.js';
+import { listen } from '../helpers/http.js';
 import { tokenRequest } from '../helpers/oauth.js';
 
 t.test('gatewayctl creates, lists and deletes OAuth clients and rotates keys', async (t) => {
   const tg = await startTestGateway(t);
-  await tg.gateway.adminApp.listen({ host: '127.0.0.1', port: 0 });
-  const env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${(tg.gateway.adminApp.server.address() as { port: number }).port}`, GATEWAY_ADMIN_TOKEN: tg.adminToken };
+  const env = { GATEWAY_ADMIN_URL: (await listen(tg)).adminUrl, GATEWAY_ADMIN_TOKEN: tg.adminToken };
 
   const created = await runCli(['clients', 'create', '--name', 'cli client', '--scopes', 'sales,products', '--json'], env);
   t.equal(created.code, 0, created.stderr);
@@ -37,8 +37,7 @@ t.test('gatewayctl creates, lists and deletes OAuth clients and rotates keys', a
 
 t.test('gatewayctl explains bad input and a wrong token', async (t) => {
   const tg = await startTestGateway(t, { store: 'embedded' });
-  await tg.gateway.adminApp.listen({ host: '127.0.0.1', port: 0 });
-  const url = `http://127.0.0.1:${(tg.gateway.adminApp.server.address() as { port: number }).port}`;
+  const url = (await listen(tg)).adminUrl;
 
   const badScope = await runCli(['clients', 'create', '--name', 'x', '--scopes', 'sales,root'], { GATEWAY_ADMIN_URL: url, GATEWAY_ADMIN_TOKEN: tg.adminToken });
   t.equal(badScope.code, 1);

@@ -3,10 +3,10 @@
 // of every page saved to test-output/screenshots/ on each run (and to docs/screenshots/, the
 // README's pictures, when UPDATE_SCREENSHOTS=1).
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Test } from 'tap';
 import { REPO_ROOT, startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.js';
+import { listen } from './http.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/screenshots/` : `${REPO_ROOT}test-output/screenshots/`;
@@ -18,10 +18,8 @@ export interface ListeningGateway extends TestGateway {
 
 export async function startListeningGateway(t: Test, options: TestGatewayOptions = {}): Promise<ListeningGateway> {
   const tg = await startTestGateway(t, options);
-  await tg.gateway.adminApp.listen({ port: 0, host: '127.0.0.1' });
-  await tg.gateway.publicApp.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app: typeof tg.gateway.adminApp) => (app.server.address() as AddressInfo).port;
-  return { ...tg, adminUrl: `http://127.0.0.1:${port(tg.gateway.adminApp)}`, publicUrl: `http://127.0.0.1:${port(tg.gateway.publicApp)}` };
+  const { adminUrl, publicUrl } = await listen(tg);
+  return { ...tg, adminUrl, publicUrl };
 }
 
 export async function launchBrowser(t: Test): Promise<Browser> {

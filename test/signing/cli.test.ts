@@ -8,15 +8,13 @@ import t from 'tap';
 import { runCli } from '../helpers/cli.js';
 import { bankingRequests } from '../helpers/banking-routes.js';
 import { startTestGateway } from '../helpers/gateway.js';
+import { listen } from '../helpers/http.js';
 import type { CreatedServiceAccount } from '../helpers/signing.js';
 
 t.test('keygen, create, request through every route, list, show, delete', async (t) => {
   const tg = await startTestGateway(t);
-  await tg.gateway.adminApp.listen({ host: '127.0.0.1', port: 0 });
-  await tg.gateway.publicApp.listen({ host: '127.0.0.1', port: 0 });
-  const port = (app: typeof tg.gateway.publicApp) => (app.server.address() as { port: number }).port;
-  const env = { GATEWAY_ADMIN_URL: `http://127.0.0.1:${port(tg.gateway.adminApp)}`, GATEWAY_ADMIN_TOKEN: tg.adminToken };
-  const gatewayUrl = `http://127.0.0.1:${port(tg.gateway.publicApp)}`;
+  const { adminUrl, publicUrl: gatewayUrl } = await listen(tg);
+  const env = { GATEWAY_ADMIN_URL: adminUrl, GATEWAY_ADMIN_TOKEN: tg.adminToken };
   const dir = mkdtempSync(join(tmpdir(), 'cli-'));
 
   const keygen = await runCli(['keygen', '--out', join(dir, 'key.pem'), '--comment', 'payroll@example']);
@@ -73,10 +71,7 @@ t.test('keygen, create, request through every route, list, show, delete', async 
 
 t.test('a key made by ssh-keygen -t ed25519 signs requests too', async (t) => {
   const tg = await startTestGateway(t);
-  await tg.gateway.adminApp.listen({ host: '127.0.0.1', port: 0 });
-  await tg.gateway.publicApp.listen({ host: '127.0.0.1', port: 0 });
-  const adminUrl = `http://127.0.0.1:${(tg.gateway.adminApp.server.address() as { port: number }).port}`;
-  const gatewayUrl = `http://127.0.0.1:${(tg.gateway.publicApp.server.address() as { port: number }).port}`;
+  const { adminUrl, publicUrl: gatewayUrl } = await listen(tg);
   const dir = mkdtempSync(join(tmpdir(), 'cli-ssh-'));
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@laptop', '-f', join(dir, 'id_ed25519')]);
   const created = await runCli(['service-accounts', 'create', '--description', 'laptop', '--public-key', readFileSync(join(dir, 'id_ed25519.pub'), 'utf8').trim(), '--permissions', 'initiate_payment', '--json', '--admin-url', adminUrl, '--admin-token', tg.adminToken]);

@@ -8,6 +8,7 @@ import t from 'tap';
 import { generateSigningKey } from '../../gateway/signing/index.js';
 import { bankingRequests } from '../helpers/banking-routes.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
+import { listen } from '../helpers/http.js';
 import { adminInject, ALL_PERMISSIONS, type CreatedServiceAccount } from '../helpers/signing.js';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -26,8 +27,7 @@ const EXAMPLES = [
 for (const [name, interpreter, script] of EXAMPLES) {
   t.test(`the ${name} example reaches the upstream through every banking route`, async (t) => {
     const tg = await startTestGateway(t);
-    await tg.gateway.publicApp.listen({ host: '127.0.0.1', port: 0 });
-    const gatewayUrl = `http://127.0.0.1:${(tg.gateway.publicApp.server.address() as { port: number }).port}`;
+    const { publicUrl: gatewayUrl } = await listen(tg);
     const dir = mkdtempSync(join(tmpdir(), 'example-'));
     const key = generateSigningKey('example');
     writeFileSync(join(dir, 'key.pem'), key.privateKeyPem, { mode: 0o600 });
