@@ -2,7 +2,7 @@
 // the base64 holding exactly the OpenSSH wire blob (RFC 8709): string "ssh-ed25519", string of 32
 // key bytes, nothing after. Each failure says what is wrong, for the admin API's 400 message.
 import { createHash } from 'node:crypto';
-import { ed25519PublicKey } from '../signing/keys.js';
+import { ed25519PublicKeyProblem } from '../signing/ed25519.js';
 import { SshReader } from '../signing/ssh-wire.js';
 
 export interface SshEd25519Key {
@@ -49,10 +49,8 @@ export function parseSshEd25519PublicKey(text: string): SshEd25519Key {
   if (innerType !== 'ssh-ed25519') throw new PublicKeyError(`key data is for ${JSON.stringify(innerType)}, but the line says ssh-ed25519`);
   if (raw.length !== 32) throw new PublicKeyError(`holds ${raw.length} key bytes; an Ed25519 key has exactly 32`);
   if (reader.remaining !== 0) throw new PublicKeyError(`key data has ${reader.remaining} unexpected trailing bytes`);
-  try {
-    ed25519PublicKey(raw);
-  } catch {
-    throw new PublicKeyError('is not a usable Ed25519 public key');
-  }
+  // Small-order and non-canonical keys would let anyone forge this account's signatures.
+  const problem = ed25519PublicKeyProblem(raw);
+  if (problem !== undefined) throw new PublicKeyError(`is not a usable Ed25519 public key: ${problem}`);
   return { raw: Buffer.from(raw), fingerprint: sshFingerprint(blob), line: [type, data, ...comment].join(' ') };
 }

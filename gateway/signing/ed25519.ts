@@ -1,16 +1,62 @@
 // The ed25519 algorithm of RFC 9421 section 3.3.6: sign and verify the signature base bytes.
+// Verification is strict: node:crypto (OpenSSL) accepts small-order and non-canonical points, and
+// with a small-order public key a fixed signature (e.g. R = base point, S = 1) verifies for every
+// message, so the encodings are checked here before the cofactorless equation is.
 import { sign, verify, type KeyObject } from 'node:crypto';
+import { decodesToCurvePoint } from './ed25519-curve.js';
+import { hasNegativeZeroX, hasUnreducedY, isCanonicalScalar, isStrictPoint, smallOrder } from './ed25519-encoding.js';
+import { ed25519PublicKey, rawPublicKey } from './keys.js';
+
+const KEY_BYTES = 32;
+const SIGNATURE_BYTES = 64;
 
 export function signEd25519(base: string, privateKey: KeyObject): Buffer {
   return sign(null, Buffer.from(base, 'utf8'), privateKey);
 }
 
-export function verifyEd25519(base: string, signature: Uint8Array, publicKey: KeyObject): boolean {
-  // An Ed25519 signature is 64 bytes; anything else cannot verify.
-  if (signature.length !== 64) return false;
+/**
+ * Verifies per RFC 8032 section 5.1.7 with the usual strictness (as libsodium): S < L, canonical
+ * encodings of R and A, neither of small order; then node:crypto's cofactorless check. The public
+ * key is its 32 raw bytes (the fast path) or a KeyObject; the message a string (UTF-8) or bytes.
+ */
+export function verifyEd25519(base: string | Uint8Array, signature: Uint8Array, publicKey: Uint8Array | KeyObject): boolean {
+  if (signature.length !== SIGNATURE_BYTES) return false;
+  const raw = publicKey instanceof Uint8Array ? publicKey : rawKeyOf(publicKey);
+  if (raw === undefined || raw.length !== KEY_BYTES) return false;
+  if (!isCanonicalScalar(signature, KEY_BYTES) || !isStrictPoint(signature, 0) || !isStrictPoint(raw, 0)) return false;
   try {
-    return verify(null, Buffer.from(base, 'utf8'), publicKey, signature);
+    const key = publicKey instanceof Uint8Array ? ed25519PublicKey(raw) : publicKey;
+    return verify(null, typeof base === 'string' ? Buffer.from(base, 'utf8') : base, key, signature);
   } catch {
     return false;
   }
+}
+
+/** Why 32 bytes cannot serve as an Ed25519 public key, in words for a registration message; undefined when they can. */
+export function ed25519PublicKeyProblem(raw: Uint8Array): string | undefined {
+  if (raw.length !== KEY_BYTES) return `it is ${raw.length} bytes, not ${KEY_BYTES}`;
+  if (hasUnreducedY(raw)) return 'its encoding is not canonical (y is not reduced modulo 2^255 - 19)';
+  if (hasNegativeZeroX(raw)) return 'its encoding is not canonical (x = 0 with the sign bit set)';
+  const order = smallOrder(raw);
+  if (order !== undefined) {
+    const point = order === 1 ? 'the identity point' : `a point of small order ${order}`;
+    return `it is ${point}, for which signatures can be forged without any private key`;
+  }
+  if (!decodesToCurvePoint(raw)) return 'it is not a point on the Ed25519 curve';
+  return undefined;
+}
+
+// KeyObjects given by library callers: their raw bytes (undefined when not Ed25519), exported once per object.
+const rawKeys = new WeakMap<KeyObject, Buffer | undefined>();
+
+function rawKeyOf(key: KeyObject): Buffer | undefined {
+  if (rawKeys.has(key)) return rawKeys.get(key);
+  let raw: Buffer | undefined;
+  try {
+    raw = rawPublicKey(key);
+  } catch {
+    raw = undefined;
+  }
+  rawKeys.set(key, raw);
+  return raw;
 }

@@ -4,7 +4,6 @@
 import type { KeyObject } from 'node:crypto';
 import { verifyEd25519 } from './ed25519.js';
 import { SignatureError } from './errors.js';
-import { ed25519PublicKey } from './keys.js';
 import type { SignableRequest } from './message.js';
 import { ALGORITHM } from './profile.js';
 import { buildSignatureBase } from './signature-base.js';
@@ -41,8 +40,7 @@ export function verifyReceivedSignature(request: SignableRequest, signature: Rec
     throw new SignatureError('algorithm_unsupported', `The alg parameter must be ${ALGORITHM} (got ${JSON.stringify(signature.params.alg)}).`);
   }
   const base = buildSignatureBase(request, signature);
-  const key = publicKey instanceof Uint8Array ? ed25519PublicKey(publicKey) : publicKey;
-  if (!verifyEd25519(base, signature.signature, key)) throw new SignatureError('verification_failed', 'The signature does not verify.');
+  if (!verifyEd25519(base, signature.signature, publicKey)) throw new SignatureError('verification_failed', 'The signature does not verify.');
   return { signature, base };
 }
 
