@@ -6,6 +6,8 @@ import formBody from '@fastify/formbody';
 import type { DestinationStream } from 'pino';
 import type { Settings } from './config/settings.js';
 import { GatewayError } from './errors.js';
+import { BodyBudget, countBodyAgainst } from './http/body-budget.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { installErrorReplies, sendError } from './http/error-reply.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { loggerOptions } from './http/logging.js';
@@ -48,20 +50,28 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-function newFastify(settings: Settings, options: GatewayOptions): FastifyInstance {
+function newFastify(settings: Settings, options: GatewayOptions, bodyLimit: number): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(settings.logLevel, options.logStream),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
     trustProxy: false,
-    bodyLimit: settings.maxBodyBytes,
+    bodyLimit,
+    // What an unauthenticated client can hold: a connection, for these times at most.
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // Node checks the timeouts every connectionsCheckingInterval (30 s by default): check often enough
+    // that a timeout means what it says.
+    http: { headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs) },
+    clientErrorHandler,
     // Errors Fastify raises before routing (e.g. a malformed percent-encoding) use the catalog too.
     frameworkErrors: (error, request, reply) => {
       const code = (error as { code?: string }).code === 'FST_ERR_BAD_URL' ? 'ambiguous_path' : 'bad_request';
       sendError(request, reply, new GatewayError(code, code === 'ambiguous_path' ? 'The request path is rejected: it contains a malformed percent-encoding.' : undefined));
     },
   });
+  app.server.maxConnections = settings.maxConnections;
   installErrorReplies(app);
   return app;
 }
@@ -94,16 +104,23 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   const tokens = new AccessTokens(settings, keys);
   const usage = new UsageRecorder(store);
 
-  const publicApp = newFastify(settings, options);
+  const bodyBudget = new BodyBudget(settings.bodyBufferBudgetBytes);
+  metrics.observeBodyBudget(bodyBudget);
+  const publicApp = newFastify(settings, options, settings.maxBodyBytes);
   observeRequests(publicApp, metrics);
   const addressOf = (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
-    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'failed attempts')),
+    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'oauth', 'failed attempts')),
     tokens,
     metrics,
     addressOf,
   };
   await publicApp.register(async (scope) => {
+    // The OAuth forms carry an id, a secret, a scope or a token: a few kilobytes, not a banking body.
+    scope.addHook('onRoute', (route) => {
+      route.bodyLimit = settings.oauthMaxBodyBytes;
+    });
+    scope.addHook('preParsing', countBodyAgainst(bodyBudget));
     await scope.register(formBody);
     registerTokenEndpoint(scope, oauth);
     registerTokenManagement(scope, { ...oauth, store });
@@ -115,14 +132,15 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     routes: () => policy.current,
     authenticators: {
       bearer: new BearerAuthenticator(tokens, store),
-      signature: new SignatureAuthenticator(store, settings),
+      signature: new SignatureAuthenticator(store, settings, bodyBudget),
     },
     onAuthorized: (context) => {
       if (context.principal?.kind === 'service-account') usage.record(context.principal.account.accessId, context.clientAddress);
     },
   });
 
-  const adminApp = newFastify(settings, options);
+  const adminApp = newFastify(settings, options, settings.adminMaxBodyBytes);
+  adminApp.addHook('preParsing', countBodyAgainst(bodyBudget));
   await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy });
 
   let closed = false;

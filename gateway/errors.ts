@@ -7,6 +7,9 @@ export const ERRORS = {
   ambiguous_path: { status: 400, message: 'The request path contains a form the gateway does not forward (dot segments, encoded slashes, backslashes or similar).' },
   route_not_found: { status: 404, message: 'No route matches this request.' },
   body_too_large: { status: 413, message: 'The request body is larger than the gateway accepts.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  headers_too_large: { status: 431, message: 'The request headers are larger than the gateway accepts.' },
+  forwarded_for_invalid: { status: 400, message: 'X-Forwarded-For from a trusted proxy holds an entry that is not a plain IP address; the client address cannot be determined.' },
 
   // Bearer tokens (public API)
   invalid_token: { status: 401, message: 'The access token is missing, malformed, expired or revoked.' },
@@ -32,14 +35,17 @@ export const ERRORS = {
   unsupported_grant_type: { status: 400, message: 'Only the client_credentials grant is supported.' },
   invalid_scope: { status: 400, message: 'The requested scope is not allowed for this client.' },
   too_many_requests: { status: 429, message: 'Too many failed attempts; retry later.' },
+  introspection_not_allowed: { status: 403, message: 'Only clients marked as resource servers may introspect tokens.' },
 
   // Admin API
+  host_not_allowed: { status: 421, message: 'This listener does not answer to that Host.' },
   admin_unauthorized: { status: 401, message: 'A valid admin token or dashboard session is required.' },
   csrf_failed: { status: 403, message: 'The CSRF token is missing or wrong.' },
   validation_error: { status: 400, message: 'The request body is not valid.' },
   not_found: { status: 404, message: 'No such resource.' },
 
   // Dependencies
+  server_busy: { status: 503, message: 'The gateway is busy; retry shortly.' },
   store_unavailable: { status: 503, message: 'The credential store cannot be reached; the request was not forwarded.' },
   upstream_unavailable: { status: 502, message: 'The upstream could not be reached.' },
   upstream_timeout: { status: 504, message: 'The upstream did not answer in time.' },

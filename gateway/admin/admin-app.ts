@@ -8,6 +8,7 @@ import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { PolicyHolder } from '../policy/route-table.js';
 import type { CredentialStore } from '../store/types.js';
 import { adminGuard } from './admin-auth.js';
+import { requireAdminHost } from './admin-host.js';
 import { registerClientRoutes } from './clients-routes.js';
 import { openApiDocument } from './openapi.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
@@ -23,6 +24,7 @@ export interface AdminDependencies {
 }
 
 export async function registerAdmin(app: FastifyInstance, deps: AdminDependencies): Promise<void> {
+  app.addHook('onRequest', requireAdminHost(deps.settings.adminHostnames));
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {

@@ -5,11 +5,19 @@ import { GatewayError } from '../errors.js';
 import { generateClientSecret, type ClientSecretHasher } from '../oauth/client-secrets.js';
 import { SCOPES } from '../policy/vocabulary.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
-import { nameSet, objectBody, optionalText, requiredText } from './validate.js';
+import { nameSet, objectBody, optionalAccountId, optionalBoolean, requiredText } from './validate.js';
 
 /** The client as the admin API shows it: never the secret hash. */
 export function publicClient(client: ClientRecord) {
-  return { client_id: client.clientId, name: client.name, scopes: client.scopes, account_id: client.accountId, created_at: client.createdAt };
+  return {
+    client_id: client.clientId,
+    name: client.name,
+    scopes: client.scopes,
+    account_id: client.accountId,
+    // Records stored before the attribute existed have none: they are not resource servers.
+    resource_server: client.resourceServer === true,
+    created_at: client.createdAt,
+  };
 }
 
 /** What the admin API returns for a client; the 201 answer adds the client_secret. */
@@ -18,13 +26,14 @@ export type CreatedClientView = ClientView & { client_secret: string };
 
 export function registerClientRoutes(app: FastifyInstance, store: CredentialStore, hasher: ClientSecretHasher): void {
   app.post('/admin/v1/clients', async (request, reply) => {
-    const body = objectBody(request.body, ['name', 'scopes', 'account_id']);
+    const body = objectBody(request.body, ['name', 'scopes', 'account_id', 'resource_server']);
     const secret = generateClientSecret();
     const client: ClientRecord = {
       clientId: randomUUID(),
       name: requiredText(body, 'name', 200),
       scopes: nameSet(body, 'scopes', SCOPES),
-      accountId: optionalText(body, 'account_id', 200),
+      accountId: optionalAccountId(body),
+      resourceServer: optionalBoolean(body, 'resource_server', false),
       secretHash: hasher.hash(secret),
       createdAt: new Date().toISOString(),
     };

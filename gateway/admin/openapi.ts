@@ -2,6 +2,7 @@
 import type { Settings } from '../config/settings.js';
 import { ERRORS } from '../errors.js';
 import { PERMISSION_NAMES, SCOPES } from '../policy/vocabulary.js';
+import { ACCOUNT_ID_PATTERN } from './validate.js';
 
 const json = (schema: object) => ({ 'application/json': { schema } });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -58,7 +59,7 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
           type: 'object',
           required: ['error', 'message', 'error_description'],
           properties: {
-            error: { type: 'string', enum: ['auth_error', 'invalid_request', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests'] },
+            error: { type: 'string', enum: ['auth_error', 'invalid_request', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests', 'introspection_not_allowed'] },
             message: { type: 'string' },
             error_description: { type: 'string' },
           },
@@ -80,7 +81,8 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
           properties: {
             name: { type: 'string', maxLength: 200 },
             scopes: { type: 'array', minItems: 1, items: { enum: [...SCOPES] } },
-            account_id: { type: 'string', maxLength: 200 },
+            account_id: { type: 'string', maxLength: 200, pattern: ACCOUNT_ID_PATTERN, description: 'Sent upstream as x-gateway-account-id: visible ASCII and inner spaces.' },
+            resource_server: { type: 'boolean', default: false, description: 'May introspect tokens at /v1/oauth/introspect (RFC 7662 2.1).' },
           },
         },
         Client: {
@@ -90,6 +92,7 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
             name: { type: 'string' },
             scopes: { type: 'array', items: { enum: [...SCOPES] } },
             account_id: { type: ['string', 'null'] },
+            resource_server: { type: 'boolean', description: 'May introspect tokens.' },
             created_at: { type: 'string', format: 'date-time' },
           },
         },
@@ -102,7 +105,7 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
             public_key: { type: 'string', description: 'ssh-ed25519 AAAA... [comment]' },
             permissions: { type: 'array', minItems: 1, items: { enum: PERMISSION_NAMES } },
             allowed_ips: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses or CIDR ranges. Default: 0.0.0.0/0 and ::/0.' },
-            account_id: { type: 'string', maxLength: 200 },
+            account_id: { type: 'string', maxLength: 200, pattern: ACCOUNT_ID_PATTERN, description: 'Sent upstream as x-gateway-account-id: visible ASCII and inner spaces.' },
           },
         },
         ServiceAccount: {
@@ -160,12 +163,16 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
       },
       '/v1/oauth/introspect': {
         post: {
-          summary: 'Introspect an access token (RFC 7662). Client authentication as for the token endpoint.',
+          summary: 'Introspect an access token (RFC 7662). Client authentication as for the token endpoint; only clients with resource_server may call it.',
           requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } },
-          responses: { '200': { description: '{"active": true, ...claims} or {"active": false}.' }, '401': oauthErrorResponse('auth_error.') },
+          responses: {
+            '200': { description: '{"active": true, ...claims} or {"active": false}.' },
+            '401': oauthErrorResponse('auth_error.'),
+            '403': oauthErrorResponse('introspection_not_allowed: the client is not a resource server.'),
+          },
         },
       },
-      '/.well-known/jwks.json': { get: { summary: 'Public signing keys: the active and the previous one.', responses: { '200': { description: 'JWKS.' } } } },
+      '/.well-known/jwks.json': { get: { summary: 'Public signing keys: the active one, then each rotated-out key until the tokens it signed have expired.', responses: { '200': { description: 'JWKS.' } } } },
       '/.well-known/oauth-authorization-server': { get: { summary: 'RFC 8414 metadata.', responses: { '200': { description: 'Metadata.' } } } },
       '/admin/v1/clients': {
         post: {
@@ -196,7 +203,11 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
         delete: { summary: 'Delete a service account: every later request with its Access ID gets 401, on every instance.', security: [{ adminToken: [] }], responses: { '204': { description: 'Deleted.' }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
       },
       '/admin/v1/signing-keys/rotate': {
-        post: { summary: 'Rotate the JWT signing key.', security: [{ adminToken: [] }], responses: { '200': { description: '{active_kid, previous_kid}.' }, ...ADMIN_ERRORS } },
+        post: {
+          summary: 'Rotate the JWT signing key; every instance signs with the new key at once, and the old one verifies until its tokens have expired.',
+          security: [{ adminToken: [] }],
+          responses: { '200': { description: '{active_kid, previous_kid}.' }, ...ADMIN_ERRORS },
+        },
       },
       '/admin/v1/policy': { get: { summary: 'The active policy routes.', security: [{ adminToken: [] }], responses: { '200': { description: 'Routes.' }, ...ADMIN_ERRORS } } },
     },

@@ -35,9 +35,31 @@ export interface Settings {
   readonly trustedProxies: readonly Cidr[];
   readonly policiesDir: string;
   readonly signatureWindowSeconds: number;
+  /** Largest body of a signed banking request (the gateway buffers it to check its digest). */
   readonly maxBodyBytes: number;
+  /** Largest body of the token, revoke and introspect forms. */
+  readonly oauthMaxBodyBytes: number;
+  /** Largest body of an admin API or dashboard request. */
+  readonly adminMaxBodyBytes: number;
+  /** Body bytes the gateway may hold in memory across all requests at once; past it, 503. */
+  readonly bodyBufferBudgetBytes: number;
+  /** Time a client has to send a whole request (headers and body). */
+  readonly requestTimeoutMs: number;
+  /** Time a client has to send the request headers. */
+  readonly headersTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections per listener; further connections are refused at once. */
+  readonly maxConnections: number;
+  /** Failed authentications per credential and address pair within the window. */
   readonly throttleMaxFailures: number;
+  /** Failed authentications per address, whatever credential they name. */
+  readonly throttleMaxFailuresPerAddress: number;
+  /** Failed authentications per credential from all addresses together (a ceiling against distributed guessing). */
+  readonly throttleMaxFailuresPerCredential: number;
   readonly throttleWindowSeconds: number;
+  /** Names the admin listener answers to besides IP literals (DNS rebinding defence). */
+  readonly adminHostnames: readonly string[];
   /** A JWKS file of private signing keys (first is active); unset: keys are generated and kept in the store. */
   readonly jwtSigningKeyFile: string | undefined;
   /** Dashboard users who sign in with a password (besides the admin token). */
@@ -87,7 +109,17 @@ const SOURCES = {
   policiesDir: ['policies_dir', 'GATEWAY_POLICIES_DIR'],
   signatureWindowSeconds: ['signature_window_seconds', 'GATEWAY_SIGNATURE_WINDOW_SECONDS'],
   maxBodyBytes: ['max_body_bytes', 'GATEWAY_MAX_BODY_BYTES'],
+  oauthMaxBodyBytes: ['oauth_max_body_bytes', 'GATEWAY_OAUTH_MAX_BODY_BYTES'],
+  adminMaxBodyBytes: ['admin_max_body_bytes', 'GATEWAY_ADMIN_MAX_BODY_BYTES'],
+  bodyBufferBudgetBytes: ['body_buffer_budget_bytes', 'GATEWAY_BODY_BUFFER_BUDGET_BYTES'],
+  requestTimeoutMs: ['request_timeout_ms', 'GATEWAY_REQUEST_TIMEOUT_MS'],
+  headersTimeoutMs: ['headers_timeout_ms', 'GATEWAY_HEADERS_TIMEOUT_MS'],
+  keepAliveTimeoutMs: ['keep_alive_timeout_ms', 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS'],
+  maxConnections: ['max_connections', 'GATEWAY_MAX_CONNECTIONS'],
   throttleMaxFailures: ['throttle_max_failures', 'GATEWAY_THROTTLE_MAX_FAILURES'],
+  throttleMaxFailuresPerAddress: ['throttle_max_failures_per_address', 'GATEWAY_THROTTLE_MAX_FAILURES_PER_ADDRESS'],
+  throttleMaxFailuresPerCredential: ['throttle_max_failures_per_credential', 'GATEWAY_THROTTLE_MAX_FAILURES_PER_CREDENTIAL'],
+  adminHostnames: ['admin_hostnames', 'GATEWAY_ADMIN_HOSTNAMES'],
   throttleWindowSeconds: ['throttle_window_seconds', 'GATEWAY_THROTTLE_WINDOW_SECONDS'],
   jwtSigningKeyFile: ['jwt_signing_key_file', 'GATEWAY_JWT_SIGNING_KEY_FILE'],
   dashboardUsers: ['dashboard_users', 'GATEWAY_DASHBOARD_USERS'],
@@ -153,6 +185,27 @@ function dashboardUsers(yaml: Raw, env: NodeJS.ProcessEnv): DashboardUser[] {
   });
   if (new Set(users.map((u) => u.username)).size !== users.length) throw new SettingsError(name, 'a username appears twice');
   return users;
+}
+
+/** Three failure ceilings: per pair, per address, per credential; each at least the one before. */
+function throttleLimits(yaml: Raw, env: NodeJS.ProcessEnv) {
+  const pair = int('throttleMaxFailures', yaml, env, 10, 1, 100_000);
+  const perAddress = int('throttleMaxFailuresPerAddress', yaml, env, Math.max(pair, 50), 1, 1_000_000);
+  const perCredential = int('throttleMaxFailuresPerCredential', yaml, env, Math.max(perAddress, 1000), 1, 10_000_000);
+  if (perAddress < pair) throw new SettingsError(lookup('throttleMaxFailuresPerAddress', yaml, env)[1], `must be at least throttle_max_failures (${pair})`);
+  if (perCredential < pair) throw new SettingsError(lookup('throttleMaxFailuresPerCredential', yaml, env)[1], `must be at least throttle_max_failures (${pair})`);
+  return { throttleMaxFailures: pair, throttleMaxFailuresPerAddress: perAddress, throttleMaxFailuresPerCredential: perCredential };
+}
+
+/** Host names (not IP literals, which are always accepted) the admin listener answers to. */
+function adminHostnames(yaml: Raw, env: NodeJS.ProcessEnv): string[] {
+  const names = list('adminHostnames', yaml, env, ['localhost']).map((n) => n.toLowerCase());
+  for (const name of names) {
+    if (!/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(name)) {
+      throw new SettingsError(lookup('adminHostnames', yaml, env)[1], `${JSON.stringify(name)} is not a host name (no port, no scheme)`);
+    }
+  }
+  return names;
 }
 
 function url(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, protocols: string[]): string | undefined {
@@ -269,6 +322,18 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
 
   const issuer = url('issuer', yaml, env, ['http:', 'https:']) ?? `http://localhost:${port}`;
 
+  const maxBodyBytes = int('maxBodyBytes', yaml, env, 1_048_576, 1, 104_857_600);
+  const bodyBufferBudgetBytes = int('bodyBufferBudgetBytes', yaml, env, 33_554_432, 65_536, 4_294_967_296);
+  if (bodyBufferBudgetBytes < maxBodyBytes) {
+    throw new SettingsError(lookup('bodyBufferBudgetBytes', yaml, env)[1], `must be at least the largest body a request may carry (max_body_bytes, ${maxBodyBytes})`);
+  }
+  const requestTimeoutMs = int('requestTimeoutMs', yaml, env, 15_000, 100, 600_000);
+  const headersTimeoutMs = int('headersTimeoutMs', yaml, env, Math.min(10_000, requestTimeoutMs), 100, 600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new SettingsError(lookup('headersTimeoutMs', yaml, env)[1], `must not exceed the request timeout (${requestTimeoutMs} ms)`);
+  }
+  const throttle = throttleLimits(yaml, env);
+
   const settings: Settings = {
     environment,
     host: str('host', yaml, env, '0.0.0.0')!,
@@ -292,8 +357,16 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     trustedProxies,
     policiesDir: resolve(cwd, str('policiesDir', yaml, env, 'policies')!),
     signatureWindowSeconds: int('signatureWindowSeconds', yaml, env, 300, 5, 3600),
-    maxBodyBytes: int('maxBodyBytes', yaml, env, 1_048_576, 1, 104_857_600),
-    throttleMaxFailures: int('throttleMaxFailures', yaml, env, 10, 1, 100_000),
+    maxBodyBytes,
+    oauthMaxBodyBytes: int('oauthMaxBodyBytes', yaml, env, 8192, 512, 1_048_576),
+    adminMaxBodyBytes: int('adminMaxBodyBytes', yaml, env, 65_536, 4096, 10_485_760),
+    bodyBufferBudgetBytes,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: int('keepAliveTimeoutMs', yaml, env, 72_000, 1000, 600_000),
+    maxConnections: int('maxConnections', yaml, env, 10_000, 1, 1_000_000),
+    ...throttle,
+    adminHostnames: adminHostnames(yaml, env),
     throttleWindowSeconds: int('throttleWindowSeconds', yaml, env, 300, 1, 86_400),
     jwtSigningKeyFile: jwtSigningKeyFile === undefined ? undefined : resolve(cwd, jwtSigningKeyFile),
     dashboardUsers: dashboardUsers(yaml, env),

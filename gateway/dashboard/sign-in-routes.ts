@@ -13,7 +13,7 @@ import type { FailureThrottle } from '../http/failure-throttle.js';
 export interface SignInDependencies {
   settings: Settings;
   auth: DashboardAuth;
-  /** Failures count per address and, for password sign-ins, per username. */
+  /** Failures count per address; password sign-ins also per username, and per username and address. */
   throttle: FailureThrottle;
   addressOf(request: FastifyRequest): string;
 }
@@ -85,11 +85,11 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependenc
     requireSameOrigin(request);
     const attempt = readAttempt(deps.settings, request.body);
     const address = deps.addressOf(request);
-    const throttleKeys = [`dashboard-sign-in:ip:${address}`, ...(attempt.username === undefined ? [] : [`dashboard-sign-in:user:${attempt.username}`])];
-    await throttle.check(throttleKeys);
-    const verified = await attempt.verify();
+    // The admin token has no name to count against: only its address is. A count for the token
+    // itself would let anyone lock the operator out, and would not slow guessing, which the admin
+    // API's Bearer check allows anyway.
+    const verified = await throttle.attempt({ address, credential: attempt.username }, () => attempt.verify());
     if (!verified) {
-      await throttle.recordFailure(throttleKeys);
       request.log.warn({ username: attempt.username, address }, 'dashboard sign-in failed');
       throw new GatewayError('admin_unauthorized', FAILED, { field: attempt.field });
     }

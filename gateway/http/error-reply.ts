@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/types.js';
+import { closeAfterResponse } from './lingering-close.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,6 +15,9 @@ declare module 'fastify' {
     errorStyle?: 'oauth';
   }
 }
+
+/** The 400 codes RFC 6749 section 5.2 defines; any other 400 is invalid_request there. */
+const OAUTH_400_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['invalid_request', 'unsupported_grant_type', 'invalid_scope']);
 
 export function toGatewayError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;
@@ -28,11 +32,17 @@ export function toGatewayError(error: unknown): GatewayError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
   const oauth = reply.routeOptions.config?.errorStyle === 'oauth';
-  // OAuth endpoints answer with RFC 6749 codes only, also for bodies Fastify could not parse; and
-  // none of their responses may be cached, including those that fail before the handler runs.
-  if (oauth && error.code === 'bad_request') error = new GatewayError('invalid_request', error.message, { cause: error });
+  // OAuth endpoints answer with RFC 6749 codes only, also for bodies Fastify could not parse or an
+  // unreadable X-Forwarded-For (the message says which); and none of their responses may be
+  // cached, including those that fail before the handler runs.
+  if (oauth && error.status === 400 && !OAUTH_400_CODES.has(error.code)) error = new GatewayError('invalid_request', error.message, { cause: error });
   if (oauth) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   request.errorCode = error.code;
+  // A refusal before the body was read leaves it unread: close the connection rather than read on.
+  if (!request.raw.complete) {
+    reply.header('connection', 'close');
+    closeAfterResponse(request.raw.socket);
+  }
   const body: Record<string, string> = oauth
     ? { error: error.code, message: error.message, error_description: error.message }
     : { error: error.code, message: error.message, request_id: String(request.id) };

@@ -1,6 +1,6 @@
 // Prometheus metrics. One registry per gateway instance (tests build many). Labels are bounded:
 // route ids from the policy, error codes from the catalog; never a client or account id.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class GatewayMetrics {
   readonly registry = new Registry();
@@ -42,5 +42,18 @@ export class GatewayMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Exports what the body budget holds and may hold (gateway/http/body-budget.ts). */
+  observeBodyBudget(budget: { readonly used: number; readonly capacity: number }): void {
+    new Gauge({
+      name: 'gateway_body_buffer_bytes',
+      help: 'Request body bytes held in memory across all requests, against gateway_body_buffer_capacity_bytes.',
+      registers: [this.registry],
+      collect() {
+        this.set(budget.used);
+      },
+    });
+    new Gauge({ name: 'gateway_body_buffer_capacity_bytes', help: 'The body budget (GATEWAY_BODY_BUFFER_BUDGET_BYTES).', registers: [this.registry] }).set(budget.capacity);
   }
 }

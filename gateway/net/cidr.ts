@@ -17,8 +17,8 @@ const DOTTED_QUAD = /^(0|[1-9]\d{0,2})(\.(0|[1-9]\d{0,2})){3}$/;
 export function parseAddress(text: string): Address {
   const trimmed = text.trim();
   if (trimmed.includes(':')) {
-    if (!ipaddr.IPv6.isValid(trimmed) || trimmed.includes('%')) throw new Error(`${JSON.stringify(text)} is not a valid IPv6 address`);
-    const v6 = ipaddr.IPv6.parse(trimmed);
+    const v6 = parseIPv6(trimmed);
+    if (!v6) throw new Error(`${JSON.stringify(text)} is not a valid IPv6 address`);
     return v6.isIPv4MappedAddress() ? v6.toIPv4Address() : v6;
   }
   if (!DOTTED_QUAD.test(trimmed) || !ipaddr.IPv4.isValidFourPartDecimal(trimmed)) {
@@ -50,7 +50,30 @@ export function parseCidr(text: string): Cidr {
     }
   }
   const network = networkOf(address, prefix);
+  // Host bits set mean a typo or a misunderstanding ("203.0.113.7/0" is everyone): never guess which.
+  if (network.toString() !== address.toString()) {
+    const single = `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
+    throw new Error(`${JSON.stringify(text)} has host bits set; the network is ${network.toString()}/${prefix} — write that, or ${single} for the single address`);
+  }
   return { address: network, prefix, text: `${network.toString()}/${prefix}` };
+}
+
+/**
+ * Standard IPv6 text. An embedded dotted quad must be strict too, and is rewritten as two hex
+ * groups first: ipaddr.js reads "::1.2.3.4" (IPv4-compatible, ::102:304) as if it were the mapped
+ * ::ffff:1.2.3.4, which would make it the IPv4 address 1.2.3.4.
+ */
+function parseIPv6(text: string): ipaddr.IPv6 | undefined {
+  if (text.includes('%')) return undefined;
+  let hex = text;
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    if (!DOTTED_QUAD.test(tail) || !ipaddr.IPv4.isValidFourPartDecimal(tail)) return undefined;
+    const [a, b, c, d] = ipaddr.IPv4.parse(tail).octets as [number, number, number, number];
+    hex = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  return ipaddr.IPv6.isValid(hex) && !hex.includes('.') ? ipaddr.IPv6.parse(hex) : undefined;
 }
 
 export function parseCidrList(texts: readonly string[]): Cidr[] {

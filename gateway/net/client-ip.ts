@@ -1,9 +1,25 @@
 // The client address the gateway authorizes: the socket peer, or, when that peer is a trusted
 // proxy, the right-most X-Forwarded-For entry that is not itself a trusted proxy. Entries to the
-// left of that are client-controlled and never believed.
+// left of that are client-controlled and never believed (nor read).
 import type { IncomingHttpHeaders } from 'node:http';
-import { anyContains, parsePeerAddress, type Address, type Cidr } from './cidr.js';
+import { GatewayError } from '../errors.js';
+import { anyContains, parseAddress, parsePeerAddress, type Address, type Cidr } from './cidr.js';
 
+/** A hop a trusted proxy wrote that is not a plain IP address (a port, "unknown", garbage). */
+function invalidHop(hop: string): GatewayError {
+  const shown = hop.length > 64 ? `${JSON.stringify(hop.slice(0, 64))}...` : JSON.stringify(hop);
+  return new GatewayError('forwarded_for_invalid', `X-Forwarded-For entry ${shown} is not a plain IP address (no port, brackets or names); the client address cannot be determined.`);
+}
+
+/**
+ * The client address; undefined only when the socket reports none. Throws GatewayError
+ * forwarded_for_invalid (400) when a hop that has to be read cannot be parsed: skipping it would
+ * make the client look like the proxy itself.
+ *
+ * A trusted peer with no X-Forwarded-For, or with only trusted hops, is a request from inside the
+ * trusted range (a proxy's own health check, an internal caller): its left-most known address is
+ * the client. A proxy that forwards a client always appends a hop, so a client cannot reach this.
+ */
 export function resolveClientAddress(
   socketAddress: string | undefined,
   forwardedFor: string | string[] | undefined,
@@ -11,19 +27,26 @@ export function resolveClientAddress(
 ): Address | undefined {
   const peer = parsePeerAddress(socketAddress);
   if (!peer || trustedProxies.length === 0 || !anyContains(trustedProxies, peer)) return peer;
+  // Empty list items (", ,") are not hops; Node joins repeated header lines with ", ".
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor ?? '')
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);
   let candidate: Address = peer;
   for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = parsePeerAddress(hops[i]);
-    // An unparseable hop ends the trusted chain: the proxy before it vouched for nothing usable.
-    if (!hop) return candidate;
-    candidate = hop;
-    if (!anyContains(trustedProxies, hop)) return hop;
+    candidate = parseHop(hops[i]!);
+    if (!anyContains(trustedProxies, candidate)) return candidate;
   }
   return candidate;
+}
+
+/** Strict parsing: no ports, brackets, zone ids, octal or short IPv4 forms. */
+function parseHop(hop: string): Address {
+  try {
+    return parseAddress(hop);
+  } catch {
+    throw invalidHop(hop);
+  }
 }
 
 interface RequestWithPeer {
@@ -31,12 +54,12 @@ interface RequestWithPeer {
   headers: IncomingHttpHeaders;
 }
 
-/** The client address of a request, through the trusted proxies. */
+/** The client address of a request, through the trusted proxies (throws forwarded_for_invalid). */
 export function clientAddressOf(request: RequestWithPeer, trustedProxies: readonly Cidr[]): Address | undefined {
   return resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trustedProxies);
 }
 
-/** The same as text, for throttle keys and logs. */
+/** The same as text, for throttle keys and logs (throws forwarded_for_invalid). */
 export function clientAddressText(request: RequestWithPeer, trustedProxies: readonly Cidr[]): string {
   return clientAddressOf(request, trustedProxies)?.toString() ?? 'unknown';
 }

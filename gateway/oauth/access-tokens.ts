@@ -29,6 +29,9 @@ export class TokenVerificationError extends Error {
   }
 }
 
+/** How far past its exp a token still verifies, for clocks that differ between machines. */
+export const CLOCK_TOLERANCE_SECONDS = 30;
+
 type TokenSettings = Pick<Settings, 'issuer' | 'audience' | 'tokenTtlSeconds' | 'jwtAllowedAlgorithms'>;
 
 export class AccessTokens {
@@ -62,6 +65,9 @@ export class AccessTokens {
   async verify(token: string): Promise<AccessTokenClaims> {
     const cached = this.verified.get(token, Math.floor(Date.now() / 1000), (kid) => this.keys.knows(kid));
     if (cached) return cached;
+    // One token, one spelling: jose decodes base64url leniently (padding, non-zero unused bits), so
+    // other strings with the same bytes would verify and escape anything keyed by the exact text.
+    if (!isCanonicalCompactJws(token)) throw new TokenVerificationError('malformed');
     try {
       const { payload, protectedHeader } = await jwtVerify(token, (header: JWTHeaderParameters) => this.keyFor(header), {
         algorithms: [...this.settings.jwtAllowedAlgorithms],
@@ -69,7 +75,7 @@ export class AccessTokens {
         audience: this.settings.audience,
         typ: 'at+jwt',
         requiredClaims: ['sub', 'client_id', 'scope', 'jti', 'exp', 'iat'],
-        clockTolerance: 30,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
       });
       if (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string') {
         throw new TokenVerificationError('claims have the wrong types');
@@ -89,6 +95,13 @@ export class AccessTokens {
     if (!key || key.alg !== header.alg) throw new TokenVerificationError('unknown signing key');
     return key.publicKey;
   }
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+function isCanonicalCompactJws(token: string): boolean {
+  const parts = token.split('.');
+  return parts.length === 3 && parts.every((part) => BASE64URL.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part);
 }
 
 function reasonOf(error: unknown): string {

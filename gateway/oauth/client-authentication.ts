@@ -74,14 +74,14 @@ export class ClientAuthenticator {
     private readonly throttle: FailureThrottle,
   ) {}
 
-  /** The authenticated client, or auth_error (401) after recording the failure. */
+  /** The authenticated client, or auth_error (401), counted by the throttle as a failure. */
   async authenticate(credentials: ClientCredentials, address: string): Promise<ClientRecord> {
-    const throttleKeys = [`client:${credentials.clientId}`, `ip:${address}`];
-    await this.throttle.check(throttleKeys);
-    // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
-    const client = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
-    if (this.hasher.matches(credentials.clientSecret, client?.secretHash)) return client!;
-    await this.throttle.recordFailure(throttleKeys);
+    const client = await this.throttle.attempt({ address, credential: credentials.clientId }, async () => {
+      // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
+      const found = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
+      return this.hasher.matches(credentials.clientSecret, found?.secretHash) ? found : null;
+    });
+    if (client) return client;
     throw new GatewayError('auth_error', 'Client authentication failed: the client is invalid.', {
       headers: credentials.method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="gateway"' } : {},
     });

@@ -1,17 +1,27 @@
-// JWT signing keys, shared by every instance through the store (or fixed by a key file). Keys are
-// imported once and cached; verification of an unknown kid triggers one rate-limited refresh, and a
-// periodic refresh picks up a rotation made elsewhere.
+// JWT signing keys, shared by every instance through the store (or fixed by a key file). The stored
+// set holds the active key and the keys rotated out ("retired"); a retired key stays in the set and
+// the JWKS until every token it can have signed has expired. Every instance follows a change of the
+// set at once: the store announces it (watchMeta) and the instance re-reads; a periodic re-read is
+// the backstop for an announcement lost with its connection.
 import { randomUUID } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { readFileSync } from 'node:fs';
-import type { CryptoKey } from 'jose';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { SettingsError, type JwtAlgorithm, type Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { CredentialStore } from '../store/types.js';
+import { CLOCK_TOLERANCE_SECONDS } from './access-tokens.js';
 
 const KEYS_META = 'jwt-signing-keys';
 const REFRESH_INTERVAL_MS = 30_000;
-const MISS_REFRESH_MIN_INTERVAL_MS = 5_000;
+/** Unknown kids re-read the set at most this often: forged kids cost the store at most 5 reads a second. */
+const MISS_REFRESH_INTERVAL_MS = 200;
+/**
+ * Kept beyond the token lifetime: an instance that missed the announcement of a rotation signs with
+ * the retired key until its backstop re-read, and verification accepts a token past its exp by the
+ * clock tolerance.
+ */
+const RETENTION_MARGIN_SECONDS = REFRESH_INTERVAL_MS / 1000 + CLOCK_TOLERANCE_SECONDS;
 
 interface StoredKey {
   kid: string;
@@ -21,9 +31,20 @@ interface StoredKey {
   createdAt: string;
 }
 
+interface RetiredKey extends StoredKey {
+  retiredAt: string;
+}
+
 interface StoredKeySet {
   active: StoredKey;
-  previous: StoredKey | null;
+  /** Newest first. */
+  retired: RetiredKey[];
+}
+
+/** The set as stored before retired keys existed: one previous key, retired when the active one was made. */
+interface LegacyKeySet {
+  active: StoredKey;
+  previous?: StoredKey | null;
 }
 
 export interface LoadedKey {
@@ -34,10 +55,23 @@ export interface LoadedKey {
   publicJwk: JWK;
 }
 
-async function newKey(alg: JwtAlgorithm): Promise<StoredKey> {
+interface RetainedKey {
+  key: LoadedKey;
+  /** Epoch milliseconds after which no token it signed can verify: the key is dropped then. */
+  dropAt: number;
+}
+
+export interface SigningKeysOptions {
+  /** Epoch milliseconds; tests move it to check the retention of retired keys. */
+  now?: () => number;
+}
+
+type KeySettings = Pick<Settings, 'jwtSigningAlgorithm' | 'jwtAllowedAlgorithms' | 'jwtSigningKeyFile' | 'tokenTtlSeconds'>;
+
+async function newKey(alg: JwtAlgorithm, now: number): Promise<StoredKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const kid = randomUUID();
-  return { kid, alg, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, createdAt: new Date().toISOString() };
+  return { kid, alg, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, createdAt: new Date(now).toISOString() };
 }
 
 async function load(stored: StoredKey): Promise<LoadedKey> {
@@ -50,8 +84,14 @@ async function load(stored: StoredKey): Promise<LoadedKey> {
   };
 }
 
+function parseKeySet(raw: string): StoredKeySet {
+  const set = JSON.parse(raw) as Partial<StoredKeySet> & LegacyKeySet;
+  if (Array.isArray(set.retired)) return { active: set.active, retired: set.retired };
+  return { active: set.active, retired: set.previous ? [{ ...set.previous, retiredAt: set.active.createdAt }] : [] };
+}
+
 /** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */
-function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): StoredKeySet {
+function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): { active: StoredKey; previous: StoredKey | null } {
   const fail = (problem: string) => new SettingsError('GATEWAY_JWT_SIGNING_KEY_FILE', `${file} ${problem}`);
   let doc: { keys?: JWK[] };
   try {
@@ -72,48 +112,77 @@ function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): StoredK
 
 export class SigningKeys {
   private active!: LoadedKey;
-  private previous: LoadedKey | null = null;
-  private raw = '';
-  /** When an unknown kid last caused a refresh, and that refresh while it runs (shared by concurrent misses). */
-  private lastMissRefresh = 0;
-  private missRefresh: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-
+  private retired: RetainedKey[] = [];
   private fixed = false;
+  /** The stored set last loaded, and its keys by kid, so that a re-read imports only new keys. */
+  private raw = '';
+  private imported = new Map<string, LoadedKey>();
+  /** The re-read that runs, and whether a caller arrived during it (and so needs a read after it). */
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+  /** The next re-read for unknown kids, shared by the misses that wait for it. */
+  private missRefresh: Promise<void> | undefined;
+  private lastMissRefresh = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | undefined;
+  private unwatch: (() => void) | undefined;
 
-  private constructor(private readonly store: CredentialStore, private readonly algorithm: JwtAlgorithm) {}
+  private constructor(
+    private readonly store: CredentialStore,
+    private readonly algorithm: JwtAlgorithm,
+    private readonly retentionMs: number,
+    private readonly now: () => number,
+  ) {}
 
   /** Loads the keys fixed by a key file, or the shared keys in the store (generating the first). */
-  static async open(store: CredentialStore, settings: Pick<Settings, 'jwtSigningAlgorithm' | 'jwtAllowedAlgorithms' | 'jwtSigningKeyFile'>): Promise<SigningKeys> {
-    const keys = new SigningKeys(store, settings.jwtSigningAlgorithm);
+  static async open(store: CredentialStore, settings: KeySettings, options: SigningKeysOptions = {}): Promise<SigningKeys> {
+    const keys = new SigningKeys(store, settings.jwtSigningAlgorithm, (settings.tokenTtlSeconds + RETENTION_MARGIN_SECONDS) * 1000, options.now ?? Date.now);
     if (settings.jwtSigningKeyFile) {
       const set = keySetFromFile(settings.jwtSigningKeyFile, settings.jwtAllowedAlgorithms);
       keys.active = await load(set.active);
-      keys.previous = set.previous ? await load(set.previous) : null;
+      keys.retired = set.previous ? [{ key: await load(set.previous), dropAt: Number.POSITIVE_INFINITY }] : [];
       keys.fixed = true;
       return keys;
     }
-    if ((await store.getMeta(KEYS_META)) === null) {
-      await store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm), previous: null } satisfies StoredKeySet));
+    try {
+      if ((await store.getMeta(KEYS_META)) === null) {
+        await store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, keys.now()), retired: [] } satisfies StoredKeySet));
+      }
+      // Watching before the first read: a rotation made in between is not missed.
+      keys.unwatch = store.watchMeta(KEYS_META, () => void keys.refresh().catch(() => {}));
+      await keys.refresh();
+      // The configured algorithm wins: a changed setting rotates to a key of that algorithm.
+      if (keys.active.alg !== settings.jwtSigningAlgorithm) await keys.rotate();
+    } catch (error) {
+      keys.close();
+      throw error;
     }
-    await keys.refresh();
-    // The configured algorithm wins: a changed setting rotates to a key of that algorithm.
-    if (keys.active.alg !== settings.jwtSigningAlgorithm) await keys.rotate();
     keys.timer = setInterval(() => void keys.refresh().catch(() => {}), REFRESH_INTERVAL_MS);
     keys.timer.unref();
     return keys;
   }
 
-  /** Re-reads the key set; imports only when it changed. */
-  async refresh(): Promise<void> {
-    if (this.fixed) return;
-    const raw = await this.store.getMeta(KEYS_META);
-    if (raw === null || raw === this.raw) return;
-    const set = JSON.parse(raw) as StoredKeySet;
-    const [active, previous] = await Promise.all([load(set.active), set.previous ? load(set.previous) : null]);
-    this.active = active;
-    this.previous = previous;
-    this.raw = raw;
+  /**
+   * Re-reads the key set. Concurrent calls share one read, but a call made while a read runs gets
+   * a further read after it: whoever awaits refresh() sees the set as it was when they called.
+   */
+  refresh(): Promise<void> {
+    if (this.fixed) return Promise.resolve();
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return this.refreshing;
+    }
+    const run = async () => {
+      try {
+        do {
+          this.refreshAgain = false;
+          await this.reload();
+        } while (this.refreshAgain);
+      } finally {
+        this.refreshing = undefined;
+      }
+    };
+    this.refreshing = run();
+    return this.refreshing;
   }
 
   signingKey(): LoadedKey {
@@ -121,47 +190,41 @@ export class SigningKeys {
   }
 
   /**
-   * The key for a kid; an unknown kid may mean another instance rotated, so refresh once. Misses
-   * refresh at most once per interval (forged kids cannot flood the store), and concurrent misses
-   * wait for the same refresh instead of failing while it runs.
+   * The key for a kid. An unknown kid may be the new key of a rotation whose announcement has not
+   * arrived yet, so it waits for a re-read that begins after it arrived; no miss is remembered, so
+   * a forged kid never makes a legitimate one fail. The re-reads are shared by all waiting misses
+   * and start at most once per MISS_REFRESH_INTERVAL_MS, one at a time.
    */
   async verificationKey(kid: string | undefined): Promise<LoadedKey | undefined> {
     const found = this.find(kid);
     if (found || kid === undefined || this.fixed) return found;
-    if (!this.missRefresh) {
-      if (Date.now() - this.lastMissRefresh < MISS_REFRESH_MIN_INTERVAL_MS) return undefined;
-      this.lastMissRefresh = Date.now();
-      this.missRefresh = this.refresh().finally(() => {
-        this.missRefresh = undefined;
-      });
-    }
-    await this.missRefresh;
+    await this.refreshAfterMiss();
     return this.find(kid);
   }
 
-  /** True while the key is published (active or previous); a key rotated out twice is not. */
+  /** True while the key is published (active, or retired with tokens that may still be unexpired). */
   knows(kid: string): boolean {
     return this.find(kid) !== undefined;
   }
 
-  private find(kid: string | undefined): LoadedKey | undefined {
-    if (kid === this.active.kid) return this.active;
-    if (this.previous && kid === this.previous.kid) return this.previous;
-    return undefined;
-  }
-
-  /** The public JWKS: the active key and the previous one, so tokens signed before a rotation still verify. */
+  /** The public JWKS: the active key, then the retained retired keys, newest first. */
   jwks(): { keys: JWK[] } {
-    return { keys: [this.active.publicJwk, ...(this.previous ? [this.previous.publicJwk] : [])] };
+    const now = this.now();
+    return { keys: [this.active.publicJwk, ...this.retired.filter((r) => r.dropAt > now).map((r) => r.key.publicJwk)] };
   }
 
-  /** Makes a new active key; the old active key becomes the previous one and the older one is dropped. */
+  /** Makes a new active key; the old one is retired, and retired keys whose tokens have all expired leave the store. */
   async rotate(): Promise<{ kid: string; previousKid: string }> {
     if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: rotate by replacing that file.');
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = await this.store.getMeta(KEYS_META);
-      const current = JSON.parse(raw!) as StoredKeySet;
-      const next: StoredKeySet = { active: await newKey(this.algorithm), previous: current.active };
+      if (raw === null) throw new Error('the signing key set is missing from the store');
+      const current = parseKeySet(raw);
+      const now = this.now();
+      const next: StoredKeySet = {
+        active: await newKey(this.algorithm, now),
+        retired: [{ ...current.active, retiredAt: new Date(now).toISOString() }, ...current.retired.filter((k) => this.dropAt(k) > now)],
+      };
       if (await this.store.compareAndSetMeta(KEYS_META, raw, JSON.stringify(next))) {
         await this.refresh();
         return { kid: next.active.kid, previousKid: current.active.kid };
@@ -172,5 +235,55 @@ export class SigningKeys {
 
   close(): void {
     clearInterval(this.timer);
+    this.unwatch?.();
+    this.unwatch = undefined;
+  }
+
+  private find(kid: string | undefined): LoadedKey | undefined {
+    if (kid === undefined) return undefined;
+    if (kid === this.active.kid) return this.active;
+    const now = this.now();
+    return this.retired.find((r) => r.key.kid === kid && r.dropAt > now)?.key;
+  }
+
+  private dropAt(key: RetiredKey): number {
+    // An unreadable retiredAt gives NaN, which compares false: such a key is dropped (fail closed).
+    return Date.parse(key.retiredAt) + this.retentionMs;
+  }
+
+  /** A re-read that begins after now, shared with the other misses waiting for it. */
+  private refreshAfterMiss(): Promise<void> {
+    if (!this.missRefresh) {
+      const wait = Math.max(0, this.lastMissRefresh + MISS_REFRESH_INTERVAL_MS - Date.now());
+      // A referenced timer: a verification waits on it, so it must keep the process alive (200 ms at most).
+      this.missRefresh = (wait > 0 ? sleep(wait) : Promise.resolve()).then(() => {
+        // Misses from here on wait for the next re-read: this one may begin before they arrive.
+        this.missRefresh = undefined;
+        this.lastMissRefresh = Date.now();
+        return this.refresh();
+      });
+    }
+    return this.missRefresh;
+  }
+
+  /** Loads the stored set when it changed; retired keys past their retention are not even imported. */
+  private async reload(): Promise<void> {
+    const raw = await this.store.getMeta(KEYS_META);
+    if (raw === null || raw === this.raw) return;
+    const set = parseKeySet(raw);
+    const now = this.now();
+    const kept = set.retired.filter((k) => this.dropAt(k) > now);
+    const imported = new Map<string, LoadedKey>();
+    const importKey = async (stored: StoredKey) => {
+      const previous = this.imported.get(stored.kid);
+      const key = previous && JSON.stringify(previous.publicJwk) === JSON.stringify(stored.publicJwk) ? previous : await load(stored);
+      imported.set(stored.kid, key);
+      return key;
+    };
+    const [active, ...retired] = await Promise.all([set.active, ...kept].map(importKey));
+    this.active = active!;
+    this.retired = retired.map((key, i) => ({ key, dropAt: this.dropAt(kept[i]!) }));
+    this.imported = imported;
+    this.raw = raw;
   }
 }

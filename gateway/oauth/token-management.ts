@@ -1,4 +1,5 @@
-// RFC 7009 revocation and RFC 7662 introspection, both with client authentication.
+// RFC 7009 revocation and RFC 7662 introspection, both with client authentication. Introspection
+// tells the state and claims of any client's token, so only resource servers may use it (RFC 7662 2.1).
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { CredentialStore } from '../store/types.js';
@@ -37,7 +38,9 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
   app.post('/v1/oauth/introspect', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
-    await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
+    const caller = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
+    // Refused before the token is even read: a client that may not ask learns nothing about it.
+    if (caller.resourceServer !== true) throw new GatewayError('introspection_not_allowed');
     const claims = await claimsOrNull(deps, tokenField(fields));
     if (!claims) return { active: false };
     const state = await deps.store.bearerState(claims.client_id, claims.jti);

@@ -2,6 +2,7 @@
 import type { Address } from '../net/cidr.js';
 import type { PolicyRoute } from '../policy/policy-loader.js';
 import type { SafeTarget } from '../policy/path-safety.js';
+import type { ClaimedDigests } from '../signing/content-digest.js';
 import type { ServiceAccountRecord } from '../store/types.js';
 
 export interface ClientPrincipal {
@@ -18,11 +19,20 @@ export interface ServiceAccountPrincipal {
 
 export type Principal = ClientPrincipal | ServiceAccountPrincipal;
 
+/** What the signature stage verified and its admit step still needs. */
+export interface VerifiedSignedRequest {
+  readonly accessId: string;
+  readonly nonce: string;
+  readonly claimedDigests: ClaimedDigests | undefined;
+}
+
 export interface RequestContext {
   target: SafeTarget;
   route: PolicyRoute;
   clientAddress: Address | undefined;
   principal?: Principal;
+  /** Set by the signature stage: what its admit step still has to do once the request is authorized. */
+  signed?: VerifiedSignedRequest;
   /** Set by the signature stage: the exact body bytes that were verified and are forwarded. */
   body?: Buffer;
 }

@@ -1,12 +1,46 @@
-// Stage 4: what the upstream receives. Inbound credentials and every x-gateway-* header are
-// removed; identity headers are always set by the gateway, so a client can never smuggle them.
+// Stage 4: what the upstream receives, decided by rule rather than by a list of known names.
+// An inbound header is dropped when it is
+//   - spelled with an underscore: CGI-style frameworks (Rack, WSGI, PHP) read x_gateway_client_id
+//     as X-Gateway-Client-Id, so no underscore spelling can be allowed to stand in for a dashed name;
+//   - hop-by-hop (RFC 9110 7.6.1, and whatever Connection names) or Expect: they describe the
+//     client's connection to the gateway, which answered a 100-continue itself;
+//   - a credential the gateway consumed (Authorization, the signature headers, x-access-id);
+//   - in the gateway's own namespace (x-gateway-*, x-request-id): identity is set only by the gateway;
+//   - a client-chosen claim about where the request came from or went to (Forwarded, X-Forwarded-*,
+//     anything ending in -ip such as X-Real-IP or True-Client-IP, X-Host), or a method or URL
+//     override (X-HTTP-Method(-Override), X-Method-Override, X-Original-*, X-Rewrite-*,
+//     X-Override-*): an upstream that honours them would act on something that was not authorized.
+// The forwarding headers are then set from the gateway's own view of the connection.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from './context.js';
 
-const STRIPPED = new Set(['authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input', 'x-request-id', 'x-forwarded-for', 'forwarded']);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
+const DROPPED = new Set([...HOP_BY_HOP, 'expect', 'authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input', 'x-request-id', 'forwarded', 'x-host']);
+const DROPPED_PATTERN = /^x-gateway-|^x-forwarded-|-ip$|^x-(original|rewrite|override)-|^x-(http-)?method(-override)?$|-method-override$/;
 
-export function identityHeaders(context: RequestContext, requestId: string): Record<string, string> {
-  const headers: Record<string, string> = { 'x-request-id': requestId };
+/** The request facts the forwarding headers are set from. */
+export interface ConnectionView {
+  requestId: string;
+  /** The Host the client asked for and the route was matched on. */
+  host: string | undefined;
+  protocol: 'http' | 'https';
+}
+
+/** True when an inbound request header (lower-case name, as Node gives it) may reach an upstream. */
+export function forwardableRequestHeader(name: string, connectionNamed?: ReadonlySet<string>): boolean {
+  if (name.includes('_') || DROPPED.has(name) || DROPPED_PATTERN.test(name)) return false;
+  return connectionNamed === undefined || !connectionNamed.has(name);
+}
+
+function namedByConnection(connection: string | string[] | undefined): Set<string> | undefined {
+  if (connection === undefined) return undefined;
+  const names = (Array.isArray(connection) ? connection.join(',') : connection).split(',').map((name) => name.trim().toLowerCase());
+  return new Set(names.filter(Boolean));
+}
+
+export function identityHeaders(context: RequestContext, view: ConnectionView): Record<string, string> {
+  const headers: Record<string, string> = { 'x-request-id': view.requestId, 'x-forwarded-proto': view.protocol };
+  if (view.host) headers['x-forwarded-host'] = view.host;
   if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress.toString();
   const principal = context.principal;
   if (principal?.kind === 'client') {
@@ -21,32 +55,24 @@ export function identityHeaders(context: RequestContext, requestId: string): Rec
   return headers;
 }
 
-export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestContext, requestId: string): IncomingHttpHeaders {
+export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestContext, view: ConnectionView): IncomingHttpHeaders {
+  const connectionNamed = namedByConnection(inbound.connection);
   const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(inbound)) {
-    if (STRIPPED.has(name) || name.startsWith('x-gateway-')) continue;
-    out[name] = value;
+  for (const name in inbound) {
+    if (forwardableRequestHeader(name, connectionNamed)) out[name] = inbound[name];
   }
-  return Object.assign(out, identityHeaders(context, requestId));
+  return Object.assign(out, identityHeaders(context, view));
 }
 
-// Hop-by-hop response headers (RFC 9110 7.6.1) describe the gateway's connection to the upstream,
-// not the client's connection to the gateway: forwarding "Connection: keep-alive" would override a
-// client's "Connection: close" and keep its socket open.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
-
+// Hop-by-hop response headers describe the gateway's connection to the upstream, not the client's
+// connection to the gateway: forwarding "Connection: keep-alive" would override a client's
+// "Connection: close" and keep its socket open.
 export function downstreamHeaders(upstream: IncomingHttpHeaders): IncomingHttpHeaders {
-  const connection = upstream.connection;
-  const named = new Set(
-    (Array.isArray(connection) ? connection.join(',') : connection ?? '')
-      .split(',')
-      .map((name) => name.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const named = namedByConnection(upstream.connection);
   const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(upstream)) {
-    if (HOP_BY_HOP.has(name) || named.has(name)) continue;
-    out[name] = value;
+  for (const name in upstream) {
+    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    out[name] = upstream[name];
   }
   return out;
 }

@@ -2,9 +2,13 @@
 //   1 identify      route, unambiguous path, client address        (400, 404)
 //   2 authenticate  bearer token | Ed25519 request signature       (401, 503)
 //   3 authorize     scope | IP allow-list and permission           (403)
-//   4 mutate        strip inbound credentials, set identity headers
+//   3b admit        signed routes: consume the nonce, read the body
+//                   and check its digest                           (401, 413, 503)
+//   4 mutate        headers by rule: strip inbound credentials and
+//                   client-chosen routing headers, set identity    (400)
 //   5 proxy         forward exactly the path that was authorized   (502, 504)
-// Nothing reaches an upstream unless stages 1-3 passed.
+// Nothing reaches an upstream unless stages 1-3b passed; no store write and no body read happens
+// before the request is authenticated and authorized.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import type { Settings } from '../config/settings.js';
@@ -38,11 +42,13 @@ function upstreamError(error: { statusCode?: number; code?: string }): GatewayEr
 }
 
 export async function registerPipeline(app: FastifyInstance, deps: PipelineDependencies): Promise<void> {
-  async function checkRequest(request: FastifyRequest): Promise<void> {
+  async function checkRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const context = identify(request, deps.routes(), deps.settings);
     request.gateway = context;
-    context.principal = await deps.authenticators[context.route.auth].authenticate(request, context);
+    const authenticator = deps.authenticators[context.route.auth];
+    context.principal = await authenticator.authenticate(request, context);
     authorize(context);
+    await authenticator.admit?.(request, reply, context);
     deps.onAuthorized?.(context, request);
   }
 
@@ -53,7 +59,8 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
     undici: { headersTimeout: deps.settings.upstreamTimeoutMs, bodyTimeout: deps.settings.upstreamTimeoutMs, connectTimeout: Math.min(deps.settings.upstreamTimeoutMs, 5000) },
     replyOptions: {
       getUpstream: (request) => deps.upstreams[contextOf(request as FastifyRequest).route.upstream],
-      rewriteRequestHeaders: (request, headers) => upstreamHeaders(headers, contextOf(request as FastifyRequest), String(request.id)),
+      rewriteRequestHeaders: (request, headers) =>
+        upstreamHeaders(headers, contextOf(request as FastifyRequest), { requestId: String(request.id), host: request.headers.host, protocol: (request as FastifyRequest).protocol }),
       rewriteHeaders: (headers) => downstreamHeaders(headers),
       // The query exactly as received and authorized (the proxy would otherwise re-serialise it).
       queryString: (_search, _url, request) => contextOf(request as FastifyRequest).target.query,

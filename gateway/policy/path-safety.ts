@@ -23,6 +23,15 @@ function reject(problem: string): never {
   throw new GatewayError('ambiguous_path', `The request path is rejected: ${problem}.`);
 }
 
+/** Percent-decoded as UTF-8; bytes that are not UTF-8 (%ff, overlong %c0%af) have no one meaning. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return reject('it contains a percent-encoding that is not UTF-8');
+  }
+}
+
 export function checkTarget(rawUrl: string): SafeTarget {
   const queryAt = rawUrl.indexOf('?');
   const path = queryAt === -1 ? rawUrl : rawUrl.slice(0, queryAt);
@@ -41,7 +50,7 @@ export function checkTarget(rawUrl: string): SafeTarget {
     if (segment === '.' || segment === '..') reject('it contains a dot segment');
     // An empty segment is only allowed as the root path "/".
     if (segment === '' && !(rawSegments.length === 1)) reject('it contains an empty segment (// or a trailing /)');
-    segments.push(decodeURIComponent(segment));
+    segments.push(decodeSegment(segment));
   }
   return { path, query, segments: path === '/' ? [] : segments };
 }

@@ -41,9 +41,18 @@ function isMapping(value: unknown): value is Raw {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A value from the file, for a message; YAML aliases can make it circular, which JSON cannot show. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Array.isArray(value) ? 'a self-referencing list' : 'a self-referencing mapping';
+  }
+}
+
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], where: string, field: string): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new PolicyError(`${where}: ${field} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+    throw new PolicyError(`${where}: ${field} must be one of ${allowed.join(', ')}, got ${shown(value)}`);
   }
   return value as T;
 }
@@ -87,6 +96,10 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw):
     throw new PolicyError(`${where}: a signature route needs permissions (at least one) and no scopes`);
   }
   const name = basename(file).replace(/\.ya?ml$/, '');
+  // An id labels metrics and logs: text (or a number), never a list or mapping turned into "[object Object]".
+  if (raw.id !== undefined && !((typeof raw.id === 'string' && raw.id.trim() !== '') || (typeof raw.id === 'number' && Number.isFinite(raw.id)))) {
+    throw new PolicyError(`${where}: id must be non-empty text`);
+  }
   // Routes that differ only by host are distinct routes: the host is part of the default id.
   const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : (hostValue as string).toLowerCase()}${raw.path}` : String(raw.id);
   return Object.freeze({

@@ -2,7 +2,7 @@
 // anything is written: a bad field is a 400 naming that field.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { invalidField } from '../errors.js';
-import { nameSet, objectBody, optionalText } from '../admin/validate.js';
+import { nameSet, objectBody, optionalAccountId } from '../admin/validate.js';
 import { PERMISSION_NAMES } from '../policy/vocabulary.js';
 import type { ServiceAccountRecord } from '../store/types.js';
 import { canonicalAllowedIp, DEFAULT_ALLOWED_IPS, MAX_ALLOWED_IPS } from './allowed-ips.js';
@@ -57,7 +57,7 @@ export function serviceAccountFromInput(body: unknown, now = new Date()): Servic
     fingerprint: key.fingerprint,
     permissions: nameSet(input, 'permissions', PERMISSION_NAMES),
     allowedIps: allowedIps(input.allowed_ips),
-    accountId: optionalText(input, 'account_id', 200),
+    accountId: optionalAccountId(input),
     createdAt: now.toISOString(),
     lastUsedAt: null,
     lastUsedIp: null,

@@ -1,58 +1,85 @@
 // Reads the raw request body of a signed route into memory, up to the configured limit, so its
-// digest can be checked and exactly those bytes forwarded. On signed routes the proxy's content
-// type parser hands over the unread payload stream (request.body).
+// digest can be checked and exactly those bytes forwarded. It runs only after the signature has
+// verified and the request is authorized: an unauthenticated client never gets a body buffered.
+// Every byte held counts against the gateway-wide body budget (503 when it is spent). On signed
+// routes the proxy's content type parser hands over the unread payload stream (request.body).
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
+import type { BodyHold } from '../http/body-budget.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('body_too_large', `The request body is larger than ${limit} bytes.`);
 }
 
-function readStream(stream: Readable, limit: number): Promise<Buffer> {
+/** The Content-Length the request declares (0 when absent); the HTTP parser has validated it. */
+export function declaredLength(request: FastifyRequest): number {
+  return Number(request.headers['content-length'] ?? 0);
+}
+
+/** Whether the request carries a body at all (HTTP/1.1: Content-Length > 0 or Transfer-Encoding). */
+export function declaresBody(request: FastifyRequest): boolean {
+  return request.headers['transfer-encoding'] !== undefined || declaredLength(request) > 0;
+}
+
+/** Refuses a declared body over the limit from the headers alone. */
+export function checkDeclaredLength(request: FastifyRequest, limit: number): void {
+  if (declaredLength(request) > limit) throw tooLarge(limit);
+}
+
+function readStream(stream: Readable, limit: number, declared: number, hold: BodyHold): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // A declared length was taken from the budget up front; a chunked body is taken as it arrives.
     const chunks: Buffer[] = [];
     let size = 0;
     const cleanup = () => {
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onError);
+      stream.off('aborted', onAborted);
     };
-    // Stop listening but leave the stream open: Node discards the rest once the 413 is sent.
+    // On a refusal, stop listening and leave the rest unread: the error reply closes the connection.
+    const fail = (error: GatewayError) => {
+      cleanup();
+      stream.pause();
+      reject(error);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        stream.pause();
-        reject(tooLarge(limit));
-        return;
+      if (size > limit) return fail(tooLarge(limit));
+      if (declared === 0) {
+        try {
+          hold.take(chunk.length);
+        } catch (error) {
+          return fail(error as GatewayError);
+        }
       }
       chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(new GatewayError('bad_request', 'The request body could not be read.', { cause: error }));
-    };
+    const onError = (error: Error) => fail(new GatewayError('bad_request', 'The request body could not be read.', { cause: error }));
+    const onAborted = () => fail(new GatewayError('bad_request', 'The client stopped sending the request body.'));
     stream.on('data', onData);
     stream.on('end', onEnd);
     stream.on('error', onError);
+    stream.on('aborted', onAborted);
   });
 }
 
 /** The body bytes, or undefined when the request has no body to forward (GET, HEAD, empty). */
-export async function readRequestBody(request: FastifyRequest, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > limit) throw tooLarge(limit);
+export async function readRequestBody(request: FastifyRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
+  checkDeclaredLength(request, limit);
   const body = request.body as unknown;
   if (body === undefined || body === null) return undefined;
   if (Buffer.isBuffer(body)) {
     if (body.length > limit) throw tooLarge(limit);
     return body;
   }
-  if (typeof (body as Readable).on === 'function') return readStream(body as Readable, limit);
-  throw new GatewayError('internal_error', 'the signed route received a parsed body instead of the raw payload');
+  if (typeof (body as Readable).on !== 'function') throw new GatewayError('internal_error', 'the signed route received a parsed body instead of the raw payload');
+  const declared = declaredLength(request);
+  if (declared > 0) hold.take(declared);
+  return readStream(body as Readable, limit, declared, hold);
 }

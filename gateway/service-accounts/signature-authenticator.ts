@@ -1,24 +1,29 @@
-// Authenticates banking requests signed per DESIGN 2.2 (RFC 9421, Ed25519, RFC 9530). Everything
-// that can be checked locally is checked first; then one store round trip returns the account
-// and consumes the nonce; the signature is verified before the request counts as the account's.
-import type { FastifyRequest } from 'fastify';
+// Authenticates banking requests signed per DESIGN 2.2 (RFC 9421, Ed25519, RFC 9530), in an order
+// that gives an unauthenticated client nothing to hold:
+//   authenticate (before authorization)  everything the headers decide: signature fields, coverage,
+//       freshness, declared body size, Content-Digest form; then one read-only store round trip
+//       (the account, and whether the nonce was used) and the signature over the headers. No store
+//       write and no body read happens for a request whose signature has not verified.
+//   admit (after authorization)  the one write: consume the nonce; then read the body, bounded by
+//       the per-request limit and the gateway-wide body budget, and check it against the signed digest.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
+import type { BodyBudget } from '../http/body-budget.js';
 import { maskAccessId } from '../http/logging.js';
 import type { Authenticator } from '../pipeline/authenticator.js';
 import type { RequestContext, ServiceAccountPrincipal } from '../pipeline/context.js';
 import { verifyEd25519 } from '../signing/ed25519.js';
 import { SignatureError } from '../signing/errors.js';
-import { ed25519PublicKey } from '../signing/keys.js';
 import type { HeaderFields } from '../signing/message.js';
 import { ACCESS_ID_HEADER } from '../signing/profile.js';
 import { buildSignatureBase } from '../signing/signature-base.js';
-import { SignatureHeaders, type ReceivedSignature } from '../signing/signature-headers.js';
+import { SignatureHeaders } from '../signing/signature-headers.js';
 import type { CredentialStore } from '../store/types.js';
 import { isUuid } from '../uuid.js';
-import { readRequestBody } from './request-body.js';
+import { checkDeclaredLength, declaresBody, readRequestBody } from './request-body.js';
 import { receivedHeaders, receivedRequest } from './signed-request.js';
-import { acceptSignature, checkCoverage, checkDigest, checkParameters, nonceTtlSeconds } from './signature-policy.js';
+import { acceptSignature, checkBodyDigest, checkCoverage, checkDigestHeader, checkParameters, nonceTtlSeconds } from './signature-policy.js';
 
 const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
   malformed: 'signature_invalid',
@@ -30,10 +35,6 @@ const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
   verification_failed: 'signature_invalid',
 };
 
-function asGatewayError(error: unknown): unknown {
-  return error instanceof SignatureError ? new GatewayError(SIGNATURE_ERRORS[error.reason], error.message) : error;
-}
-
 function single(headers: HeaderFields, name: string): string | undefined {
   const values = headers.get(name);
   if (!values || values.length === 0) return undefined;
@@ -41,56 +42,74 @@ function single(headers: HeaderFields, name: string): string | undefined {
   return values.join(', ');
 }
 
-function hasBodyHeaders(request: FastifyRequest): boolean {
-  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
-}
-
 export class SignatureAuthenticator implements Authenticator {
   constructor(
     private readonly store: CredentialStore,
     private readonly settings: Pick<Settings, 'signatureWindowSeconds' | 'maxBodyBytes'>,
+    private readonly bodyBudget: BodyBudget,
   ) {}
 
-  async authenticate(request: FastifyRequest, context: RequestContext): Promise<ServiceAccountPrincipal> {
-    const headers = receivedHeaders(request);
-    const accessId = headers.get(ACCESS_ID_HEADER)?.[0];
+  authenticate(request: FastifyRequest, context: RequestContext): Promise<ServiceAccountPrincipal> {
+    return this.explainingRefusal(request, () => this.verify(request, context));
+  }
+
+  admit(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void> {
+    return this.explainingRefusal(request, () => this.consumeAndReadBody(request, reply, context));
+  }
+
+  /** Turns signing-library errors into catalog errors, logs the refusal and adds Accept-Signature to a 401. */
+  private async explainingRefusal<T>(request: FastifyRequest, stage: () => Promise<T>): Promise<T> {
     try {
-      return await this.verify(request, context, headers);
+      return await stage();
     } catch (thrown) {
-      const error = asGatewayError(thrown);
+      const error = thrown instanceof SignatureError ? new GatewayError(SIGNATURE_ERRORS[thrown.reason], thrown.message) : thrown;
       if (isGatewayError(error)) {
+        const accessIds = receivedHeaders(request).get(ACCESS_ID_HEADER);
+        const accessId = accessIds?.length === 1 ? accessIds[0] : undefined;
         request.log.info({ access_id: accessId === undefined ? null : maskAccessId(accessId), reason: error.code }, 'signed request rejected');
-        if (error.status === 401) error.headers['accept-signature'] = acceptSignature(hasBodyHeaders(request), headers.get(ACCESS_ID_HEADER)?.length === 1 ? accessId : undefined);
+        if (error.status === 401) error.headers['accept-signature'] = acceptSignature(declaresBody(request), accessId);
       }
       throw error;
     }
   }
 
-  private async verify(request: FastifyRequest, context: RequestContext, headers: HeaderFields): Promise<ServiceAccountPrincipal> {
+  private async verify(request: FastifyRequest, context: RequestContext): Promise<ServiceAccountPrincipal> {
+    const headers = receivedHeaders(request);
     const accessId = single(headers, ACCESS_ID_HEADER);
     const signatureInput = single(headers, 'signature-input');
     const signatureValue = single(headers, 'signature');
     if (accessId === undefined || signatureInput === undefined || signatureValue === undefined) throw new GatewayError('signature_missing');
     if (!isUuid(accessId)) throw new GatewayError('unknown_access_id', 'The x-access-id header is not an Access ID.');
 
-    const signature: ReceivedSignature = SignatureHeaders.parse(signatureInput, signatureValue).byKeyId(accessId);
-    checkCoverage(signature, false);
+    const signature = SignatureHeaders.parse(signatureInput, signatureValue).byKeyId(accessId);
+    const hasBody = declaresBody(request);
+    checkCoverage(signature, hasBody);
     const nonce = checkParameters(signature, this.settings.signatureWindowSeconds, Math.floor(Date.now() / 1000));
-
-    const body = await readRequestBody(request, this.settings.maxBodyBytes);
-    const bytes = body ?? Buffer.alloc(0);
-    checkCoverage(signature, bytes.length > 0);
-    checkDigest(single(headers, 'content-digest'), bytes, signature);
+    const claimedDigests = checkDigestHeader(single(headers, 'content-digest'), hasBody, signature);
+    checkDeclaredLength(request, this.settings.maxBodyBytes);
     const base = buildSignatureBase(receivedRequest(request, context, headers), signature);
 
-    const state = await this.store.signedRequestState(accessId, nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds));
+    const state = await this.store.serviceAccountForRequest(accessId, nonce);
     if (!state.account) throw new GatewayError('unknown_access_id');
-    if (!verifyEd25519(base, signature.signature, ed25519PublicKey(state.account.publicKeyBytes))) {
+    if (!verifyEd25519(base, signature.signature, Buffer.from(state.account.publicKeyBytes, 'base64url'))) {
       throw new GatewayError('signature_invalid', 'The signature does not verify with this service account\'s public key.');
     }
-    if (!state.nonceFresh) throw new GatewayError('nonce_replayed');
+    if (state.nonceUsed) throw new GatewayError('nonce_replayed');
 
-    if (body !== undefined) context.body = body;
+    context.signed = { accessId, nonce, claimedDigests };
     return { kind: 'service-account', account: state.account };
+  }
+
+  private async consumeAndReadBody(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void> {
+    const signed = context.signed;
+    if (!signed) throw new GatewayError('internal_error', 'admit ran before the signature was verified');
+    const consumed = await this.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds));
+    // Two requests with one nonce can both pass the read-only check; only one consumes it.
+    if (consumed === 'used') throw new GatewayError('nonce_replayed');
+    if (consumed === 'account_gone') throw new GatewayError('unknown_access_id');
+
+    const body = await readRequestBody(request, this.settings.maxBodyBytes, this.bodyBudget.holdFor(reply));
+    checkBodyDigest(signed.claimedDigests, body ?? Buffer.alloc(0));
+    if (body !== undefined) context.body = body;
   }
 }

@@ -4,7 +4,7 @@
 import { serializeDictionary, type Parameters } from 'structured-headers';
 import { GatewayError } from '../errors.js';
 import { isUuid } from '../uuid.js';
-import { checkContentDigest } from '../signing/content-digest.js';
+import { digestsMatch, parseContentDigest, type ClaimedDigests } from '../signing/content-digest.js';
 import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '../signing/profile.js';
 import type { ReceivedSignature } from '../signing/signature-headers.js';
 
@@ -43,21 +43,29 @@ export function checkParameters(signature: ReceivedSignature, windowSeconds: num
   return nonce;
 }
 
-/** With a body, Content-Digest must be present, covered and match the bytes; without, it must match if sent. */
-export function checkDigest(digestHeader: string | undefined, body: Buffer, signature: ReceivedSignature): void {
+/**
+ * From the headers alone: with a body, Content-Digest must be present and covered; a digest that is
+ * sent must be covered and well formed. Returns the claimed digests to check against the body later.
+ */
+export function checkDigestHeader(digestHeader: string | undefined, hasBody: boolean, signature: ReceivedSignature): ClaimedDigests | undefined {
   if (digestHeader === undefined) {
+    if (hasBody) throw new GatewayError('digest_mismatch', 'A request with a body needs a Content-Digest header (sha-256 or sha-512).');
+    return undefined;
+  }
+  if (!signature.components.includes(BODY_COMPONENT)) throw new GatewayError('signature_components_missing', 'The signature must cover "content-digest" when the header is sent.');
+  const claimed = parseContentDigest(digestHeader);
+  if (claimed === 'malformed') throw new GatewayError('digest_mismatch', 'Content-Digest is not a valid structured field dictionary of byte sequences.');
+  if (claimed === 'no_supported_algorithm') throw new GatewayError('digest_mismatch', 'Content-Digest has no sha-256 or sha-512 member.');
+  return claimed;
+}
+
+/** The body bytes against the digests the signed Content-Digest claims. */
+export function checkBodyDigest(claimed: ClaimedDigests | undefined, body: Buffer): void {
+  if (claimed === undefined) {
     if (body.length > 0) throw new GatewayError('digest_mismatch', 'A request with a body needs a Content-Digest header (sha-256 or sha-512).');
     return;
   }
-  if (!signature.components.includes(BODY_COMPONENT)) throw new GatewayError('signature_components_missing', 'The signature must cover "content-digest" when the header is sent.');
-  const result = checkContentDigest(digestHeader, body);
-  if (result === 'match') return;
-  const problems = {
-    mismatch: 'Content-Digest does not match the request body.',
-    no_supported_algorithm: 'Content-Digest has no sha-256 or sha-512 member.',
-    malformed: 'Content-Digest is not a valid structured field dictionary of byte sequences.',
-  } as const;
-  throw new GatewayError('digest_mismatch', problems[result]);
+  if (!digestsMatch(claimed, body)) throw new GatewayError('digest_mismatch', 'Content-Digest does not match the request body.');
 }
 
 /** RFC 9421 section 5: what the client must sign next time. */

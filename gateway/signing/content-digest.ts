@@ -13,23 +13,39 @@ export function contentDigest(body: Uint8Array | string, algorithm: DigestAlgori
 
 export type DigestCheck = 'match' | 'mismatch' | 'no_supported_algorithm' | 'malformed';
 
-/** Every sha-256/sha-512 member must match the bytes; at least one must be present. */
-export function checkContentDigest(header: string, body: Uint8Array): DigestCheck {
+/** The sha-256/sha-512 members of a Content-Digest header, each with the digest it claims. */
+export type ClaimedDigests = ReadonlyArray<readonly [DigestAlgorithm, Buffer]>;
+
+/** Parses the header without the body, so a bad header is refused before any body is read. */
+export function parseContentDigest(header: string): ClaimedDigests | 'malformed' | 'no_supported_algorithm' {
   let members;
   try {
     members = parseDictionary(header);
   } catch {
     return 'malformed';
   }
-  let checked = 0;
+  const claimed: [DigestAlgorithm, Buffer][] = [];
   for (const [name, member] of members) {
     if (!Object.hasOwn(DIGEST_ALGORITHMS, name)) continue;
     const value = member[0];
     if (!(value instanceof ArrayBuffer)) return 'malformed';
-    const expected = createHash(DIGEST_ALGORITHMS[name as DigestAlgorithm]).update(body).digest();
-    const received = Buffer.from(value);
-    if (received.length !== expected.length || !timingSafeEqual(received, expected)) return 'mismatch';
-    checked++;
+    claimed.push([name as DigestAlgorithm, Buffer.from(value)]);
   }
-  return checked > 0 ? 'match' : 'no_supported_algorithm';
+  return claimed.length > 0 ? claimed : 'no_supported_algorithm';
+}
+
+/** Every claimed digest must match the bytes. */
+export function digestsMatch(claimed: ClaimedDigests, body: Uint8Array): boolean {
+  for (const [algorithm, received] of claimed) {
+    const expected = createHash(DIGEST_ALGORITHMS[algorithm]).update(body).digest();
+    if (received.length !== expected.length || !timingSafeEqual(received, expected)) return false;
+  }
+  return true;
+}
+
+/** Every sha-256/sha-512 member must match the bytes; at least one must be present. */
+export function checkContentDigest(header: string, body: Uint8Array): DigestCheck {
+  const claimed = parseContentDigest(header);
+  if (typeof claimed === 'string') return claimed;
+  return digestsMatch(claimed, body) ? 'match' : 'mismatch';
 }

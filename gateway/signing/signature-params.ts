@@ -20,14 +20,22 @@ export interface SignatureDescriptor {
 }
 
 const ORDER = ['created', 'expires', 'nonce', 'alg', 'keyid', 'tag'] as const;
+/** RFC 8941 limits: integers of at most 15 digits, strings of printable ASCII. */
+const MAX_SF_INTEGER = 999_999_999_999_999;
+const SF_STRING = /^[\x20-\x7e]*$/;
 
 export function descriptor(components: readonly string[], params: SignatureParameters): SignatureDescriptor {
   const parameters: Parameters = new Map<string, BareItem>();
   for (const key of ORDER) {
     const value = params[key];
     if (value === undefined) continue;
-    if ((key === 'created' || key === 'expires') && !Number.isSafeInteger(value)) {
-      throw new SignatureError('malformed', `${key} must be an integer UNIX time`);
+    // Checked here so that a value the header cannot carry is a SignatureError, not a serializer's.
+    if (key === 'created' || key === 'expires') {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || Math.abs(value) > MAX_SF_INTEGER) {
+        throw new SignatureError('malformed', `${key} must be an integer UNIX time`);
+      }
+    } else if (typeof value !== 'string' || !SF_STRING.test(value)) {
+      throw new SignatureError('malformed', `${key} must be printable ASCII text`);
     }
     parameters.set(key, value);
   }

@@ -4,9 +4,12 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type {
+  AttemptLimit,
+  AttemptReservation,
   BearerState,
   ClientRecord,
   CredentialStore,
+  NonceConsumption,
   ServiceAccountRecord,
   ServiceAccountUse,
   SignedRequestState,
@@ -70,6 +73,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private readonly accountsByAccessId = new Map<string, ServiceAccountRecord>();
   private readonly accessIdById = new Map<string, string>();
   private readonly meta = new Map<string, string>();
+  private readonly metaWatchers = new Map<string, Set<() => void>>();
   /** jti -> expiry (epoch seconds). */
   private readonly revoked = new Map<string, number>();
   private readonly nonces = new ExpiringMap();
@@ -163,7 +167,18 @@ export class EmbeddedCredentialStore implements CredentialStore {
     if ((this.meta.get(name) ?? null) !== expected) return false;
     this.meta.set(name, value);
     this.persist();
+    // One process: every watcher hears of the change before the writer's call returns.
+    for (const onChange of [...(this.metaWatchers.get(name) ?? [])]) onChange();
     return true;
+  }
+
+  watchMeta(name: string, onChange: () => void): () => void {
+    const watchers = this.metaWatchers.get(name) ?? new Set();
+    this.metaWatchers.set(name, watchers.add(onChange));
+    return () => {
+      watchers.delete(onChange);
+      if (watchers.size === 0 && this.metaWatchers.get(name) === watchers) this.metaWatchers.delete(name);
+    };
   }
 
   async createServiceAccount(account: ServiceAccountRecord): Promise<boolean> {
@@ -193,11 +208,15 @@ export class EmbeddedCredentialStore implements CredentialStore {
     return true;
   }
 
-  async signedRequestState(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<SignedRequestState> {
+  async serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState> {
     const account = this.accountsByAccessId.get(accessId);
-    if (!account) return { account: null, nonceFresh: false };
-    const nonceFresh = this.nonces.setIfAbsent(`${accessId}:${nonce}`, '1', nonceTtlSeconds * 1000);
-    return { account: structuredClone(account), nonceFresh };
+    if (!account) return { account: null, nonceUsed: false };
+    return { account: structuredClone(account), nonceUsed: this.nonces.get(`${accessId}:${nonce}`) !== undefined };
+  }
+
+  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
+    if (!this.accountsByAccessId.has(accessId)) return 'account_gone';
+    return this.nonces.setIfAbsent(`${accessId}:${nonce}`, '1', nonceTtlSeconds * 1000) ? 'fresh' : 'used';
   }
 
   async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {
@@ -212,21 +231,28 @@ export class EmbeddedCredentialStore implements CredentialStore {
     if (changed) this.persist();
   }
 
-  async failureCounts(keys: string[]): Promise<number[]> {
-    return keys.map((k) => Number(this.failures.get(k) ?? 0));
-  }
-
-  async addFailure(keys: string[], windowSeconds: number): Promise<void> {
-    for (const k of keys) {
-      const expiresAt = this.failures.expiresAt(k);
-      const count = Number(this.failures.get(k) ?? 0) + 1;
-      this.failures.set(k, String(count), expiresAt ? expiresAt - Date.now() : windowSeconds * 1000);
+  async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
+    // No await from check to count: on one thread, no other attempt can come in between.
+    const now = Date.now();
+    let blockedUntil: number | undefined;
+    for (const { key, max } of limits) {
+      if (Number(this.failures.get(key, now) ?? 0) >= max) blockedUntil = Math.max(blockedUntil ?? now, this.failures.expiresAt(key) ?? now);
     }
+    if (blockedUntil !== undefined) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((blockedUntil - now) / 1000)) };
+    for (const { key } of limits) {
+      const expiresAt = this.failures.expiresAt(key) ?? now + windowSeconds * 1000;
+      this.failures.set(key, String(Number(this.failures.get(key) ?? 0) + 1), expiresAt - Date.now());
+    }
+    return { allowed: true, retryAfterSeconds: 0 };
   }
 
-  async failureWindowRemaining(key: string): Promise<number> {
-    const expiresAt = this.failures.expiresAt(key);
-    return expiresAt ? Math.ceil((expiresAt - Date.now()) / 1000) : 0;
+  async releaseAttempt(keys: string[]): Promise<void> {
+    for (const key of keys) {
+      const count = Number(this.failures.get(key) ?? 0);
+      const expiresAt = this.failures.expiresAt(key);
+      if (count > 1 && expiresAt !== undefined) this.failures.set(key, String(count - 1), expiresAt - Date.now());
+      else this.failures.delete(key);
+    }
   }
 
   async putSession(id: string, data: string, ttlSeconds: number): Promise<void> {

@@ -1,24 +1,27 @@
 // Credential store on Redis, shared by every gateway instance. Commands fail fast when Redis is
 // unreachable (no offline queue) so that the gateway fails closed instead of waiting or guessing.
-import { Redis } from 'ioredis';
+import { Redis, type Result } from 'ioredis';
+import { RedisChannelWatcher } from './redis-channel-watcher.js';
 import {
   StoreUnavailableError,
+  type AttemptLimit,
+  type AttemptReservation,
   type BearerState,
   type ClientRecord,
   type CredentialStore,
+  type NonceConsumption,
   type ServiceAccountRecord,
   type ServiceAccountUse,
   type SignedRequestState,
 } from './types.js';
 
-// KEYS: sa-access:{accessId}, nonce:{accessId}:{nonce}. ARGV: nonce ttl.
-// The nonce is consumed only for a live account, in the same round trip that reads it.
-const SIGNED_REQUEST_STATE = `
-local account = redis.call('GET', KEYS[1])
-if not account then return {false, 0} end
-local fresh = redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1]))
-if fresh then return {account, 1} end
-return {account, 0}`;
+// KEYS: sa-access:{accessId}, nonce:{accessId}:{nonce}. ARGV: nonce ttl. Runs only once the
+// signature has verified; the nonce is consumed only while the account still exists.
+// Returns 1 fresh, 0 already used, -1 account gone.
+const CONSUME_NONCE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 1 end
+return 0`;
 
 // KEYS: sa:{id}, sa-access:{accessId}, sas. ARGV: id, accessId, record.
 const CREATE_SERVICE_ACCOUNT = `
@@ -42,12 +45,14 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1])
 return 1`;
 
-// KEYS: meta:{name}. ARGV: '1' when the value is expected absent else '0', expected value, new value.
-// Absence is its own flag: an empty string is a value, not "absent".
+// KEYS: meta:{name}. ARGV: '1' when the value is expected absent else '0', expected value, new value,
+// change channel. Absence is its own flag: an empty string is a value, not "absent". The change is
+// announced in the same script, so no write goes unannounced.
 const COMPARE_AND_SET = `
 local current = redis.call('GET', KEYS[1])
 if (ARGV[1] == '1' and current == false) or (ARGV[1] == '0' and current == ARGV[2]) then
   redis.call('SET', KEYS[1], ARGV[3])
+  redis.call('PUBLISH', ARGV[4], '1')
   return 1
 end
 return 0`;
@@ -59,11 +64,46 @@ redis.call('SET', KEYS[1], ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[1])
 return 1`;
 
+// KEYS: failure counters. ARGV: window seconds, then each key's max. Checks every key and counts
+// the attempt in the same step, so concurrent attempts cannot all pass one check. Returns
+// {1, 0} when allowed, {0, ms until the last blocking window ends} when refused.
+const RESERVE_ATTEMPT = `
+local blocked, wait = false, 0
+for i, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i + 1]) then
+    blocked = true
+    wait = math.max(wait, redis.call('PTTL', key))
+  end
+end
+if blocked then return {0, wait} end
+for _, key in ipairs(KEYS) do
+  redis.call('INCR', key)
+  redis.call('EXPIRE', key, ARGV[1], 'NX')
+end
+return {1, 0}`;
+
+// KEYS: failure counters. Takes one back from each; a counter back at zero is deleted rather than
+// decremented, so a counter whose window already lapsed is never recreated without an expiry.
+const RELEASE_ATTEMPT = `
+for _, key in ipairs(KEYS) do
+  local count = tonumber(redis.call('GET', key) or '0')
+  if count > 1 then redis.call('DECR', key) elseif count == 1 then redis.call('DEL', key) end
+end
+return 0`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number): Result<number, Context>;
+  }
+}
+
 type StoredServiceAccount = Omit<ServiceAccountRecord, 'lastUsedAt' | 'lastUsedIp'>;
 
 export class RedisCredentialStore implements CredentialStore {
   readonly kind = 'redis' as const;
   private readonly redis: Redis;
+  /** Change notifications on their own connection, opened by the first watchMeta; its subscriptions are restored by the watcher itself. */
+  private readonly watcher = new RedisChannelWatcher(() => this.redis.duplicate({ lazyConnect: true, autoResubscribe: false }));
 
   constructor(url: string, private readonly prefix: string, options: { commandTimeoutMs?: number } = {}) {
     this.redis = new Redis(url, {
@@ -77,6 +117,10 @@ export class RedisCredentialStore implements CredentialStore {
     });
     // Connection errors surface as failed commands (503); the event itself needs no handler noise.
     this.redis.on('error', () => {});
+    // Watchers re-read through this connection: when it comes back, the re-reads they may have missed happen now.
+    this.redis.on('ready', () => this.watcher.notifyAll());
+    // Hot-path scripts run by SHA (EVALSHA), not by sending their text on every request.
+    this.redis.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE });
   }
 
   async connect(): Promise<void> {
@@ -111,6 +155,7 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async close(): Promise<void> {
+    this.watcher.close();
     this.redis.disconnect();
   }
 
@@ -153,8 +198,19 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async compareAndSetMeta(name: string, expected: string | null, value: string): Promise<boolean> {
-    const set = await this.guard(() => this.redis.eval(COMPARE_AND_SET, 1, this.key(`meta:${name}`), expected === null ? '1' : '0', expected ?? '', value));
+    const set = await this.guard(() =>
+      this.redis.eval(COMPARE_AND_SET, 1, this.key(`meta:${name}`), expected === null ? '1' : '0', expected ?? '', value, this.metaChannel(name)),
+    );
     return set === 1;
+  }
+
+  watchMeta(name: string, onChange: () => void): () => void {
+    return this.watcher.watch(this.metaChannel(name), onChange);
+  }
+
+  /** Pub/sub channels are shared by every database of a server: the key prefix keeps instances apart. */
+  private metaChannel(name: string): string {
+    return this.key(`meta-changed:${name}`);
   }
 
   async createServiceAccount(account: ServiceAccountRecord): Promise<boolean> {
@@ -206,11 +262,15 @@ export class RedisCredentialStore implements CredentialStore {
     return deleted === 1;
   }
 
-  async signedRequestState(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<SignedRequestState> {
-    const [account, fresh] = (await this.guard(() =>
-      this.redis.eval(SIGNED_REQUEST_STATE, 2, this.key(`sa-access:${accessId}`), this.key(`nonce:${accessId}:${nonce}`), nonceTtlSeconds),
-    )) as [string | null, number];
-    return { account: account ? withUsage(JSON.parse(account) as StoredServiceAccount, null) : null, nonceFresh: fresh === 1 };
+  async serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState> {
+    const [account, used] = await this.guard(() => this.redis.mget(this.key(`sa-access:${accessId}`), this.key(`nonce:${accessId}:${nonce}`)));
+    if (!account) return { account: null, nonceUsed: false };
+    return { account: withUsage(JSON.parse(account) as StoredServiceAccount, null), nonceUsed: used !== null && used !== undefined };
+  }
+
+  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
+    const result = await this.guard(() => this.redis.consumeNonce(this.key(`sa-access:${accessId}`), this.key(`nonce:${accessId}:${nonce}`), nonceTtlSeconds));
+    return result === 1 ? 'fresh' : result === 0 ? 'used' : 'account_gone';
   }
 
   async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {
@@ -222,24 +282,18 @@ export class RedisCredentialStore implements CredentialStore {
     await this.exec(pipeline);
   }
 
-  async failureCounts(keys: string[]): Promise<number[]> {
-    if (keys.length === 0) return [];
-    const raws = await this.guard(() => this.redis.mget(keys.map((k) => this.key(`fail:${k}`))));
-    return raws.map((r) => (r ? Number(r) : 0));
+  async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
+    if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
+    const keys = limits.map((l) => this.key(`fail:${l.key}`));
+    const [allowed, waitMs] = (await this.guard(() =>
+      this.redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, windowSeconds, ...limits.map((l) => l.max)),
+    )) as [number, number];
+    return allowed === 1 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
-  async addFailure(keys: string[], windowSeconds: number): Promise<void> {
-    const pipeline = this.redis.pipeline();
-    for (const k of keys) {
-      pipeline.incr(this.key(`fail:${k}`));
-      pipeline.expire(this.key(`fail:${k}`), windowSeconds, 'NX');
-    }
-    await this.exec(pipeline);
-  }
-
-  async failureWindowRemaining(key: string): Promise<number> {
-    const ttl = await this.guard(() => this.redis.ttl(this.key(`fail:${key}`)));
-    return Math.max(ttl, 0);
+  async releaseAttempt(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.guard(() => this.redis.eval(RELEASE_ATTEMPT, keys.length, ...keys.map((k) => this.key(`fail:${k}`))));
   }
 
   async putSession(id: string, data: string, ttlSeconds: number): Promise<void> {

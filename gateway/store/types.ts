@@ -1,6 +1,7 @@
 // The credential store contract. Two implementations: Redis (shared by every gateway instance)
 // and the embedded single-process store. Both pass the same contract tests (test/store/).
-// Methods on the proxied hot path are one round trip each: bearerState and signedRequestState.
+// Methods on the proxied hot path are one round trip each: bearerState; serviceAccountForRequest
+// (read-only, before the signature is verified) and consumeNonce (the one write, after it).
 
 export interface ClientRecord {
   clientId: string;
@@ -10,6 +11,8 @@ export interface ClientRecord {
   /** Hex HMAC-SHA-256 of the client secret under the store's secret-hash key. */
   secretHash: string;
   createdAt: string;
+  /** May introspect tokens (RFC 7662 2.1). Absent on records stored before it existed: false. */
+  resourceServer?: boolean;
 }
 
 export interface ServiceAccountRecord {
@@ -47,8 +50,23 @@ export interface BearerState {
 export interface SignedRequestState {
   /** Null when the Access ID is unknown or the account was deleted. */
   account: ServiceAccountRecord | null;
-  /** False when this nonce was already used for this Access ID within the window. */
-  nonceFresh: boolean;
+  /** True when this nonce was already used for this Access ID within the window. */
+  nonceUsed: boolean;
+}
+
+/** What consuming a nonce found: it was fresh (now used), already used, or the account is gone. */
+export type NonceConsumption = 'fresh' | 'used' | 'account_gone';
+
+/** A failure counter and the count at which it refuses further attempts. */
+export interface AttemptLimit {
+  key: string;
+  max: number;
+}
+
+export interface AttemptReservation {
+  allowed: boolean;
+  /** When refused: seconds until the attempt could be allowed again (at least 1); 0 when allowed. */
+  retryAfterSeconds: number;
 }
 
 export interface CredentialStore {
@@ -72,8 +90,14 @@ export interface CredentialStore {
 
   // Shared gateway state (signing keys, the secret-hash key)
   getMeta(name: string): Promise<string | null>;
-  /** Sets the value only if it is currently `expected` (null: absent). True when it was set. */
+  /** Sets the value only if it is currently `expected` (null: absent). True when it was set; watchers are told. */
   compareAndSetMeta(name: string, expected: string | null, value: string): Promise<boolean>;
+  /**
+   * Calls onChange after every change of the value through any store object (any instance), and also
+   * when a change may have been missed (the watch just began or reconnected): onChange re-reads with
+   * getMeta, and must not throw. Returns the function that stops the watch.
+   */
+  watchMeta(name: string, onChange: () => void): () => void;
 
   // Service accounts
   /** Creates the account; false when its id or Access ID already exists. */
@@ -82,18 +106,22 @@ export interface CredentialStore {
   listServiceAccounts(): Promise<ServiceAccountRecord[]>;
   /** Deletes the account and its Access ID index atomically. */
   deleteServiceAccount(id: string): Promise<boolean>;
-  /** One round trip: the account behind an Access ID, and whether the nonce is fresh (it is consumed). */
-  signedRequestState(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<SignedRequestState>;
+  /** One read-only round trip: the account behind an Access ID, and whether the nonce was used. Writes nothing. */
+  serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState>;
+  /** Marks the nonce used for nonceTtlSeconds, only while the account exists; called once the signature verified. */
+  consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption>;
   /** Batched last-used updates; entries for deleted accounts are dropped. */
   recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void>;
 
   // Failure throttling
-  /** Current failure counts for each key (0 when absent). */
-  failureCounts(keys: string[]): Promise<number[]>;
-  /** Adds one failure to each key; a key's window starts at its first failure. */
-  addFailure(keys: string[], windowSeconds: number): Promise<void>;
-  /** Seconds until the key's window ends (0 when absent). */
-  failureWindowRemaining(key: string): Promise<number>;
+  /**
+   * One atomic step: when every key's count is under its max, adds one to each (a key's window
+   * starts at its first attempt and is not extended) and allows; otherwise changes nothing and
+   * refuses until the last blocking window ends. Concurrent callers never overshoot a max.
+   */
+  reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation>;
+  /** Gives back a reservation (one from each key that still exists): a success is not a failure. */
+  releaseAttempt(keys: string[]): Promise<void>;
 
   // Dashboard sessions
   putSession(id: string, data: string, ttlSeconds: number): Promise<void>;

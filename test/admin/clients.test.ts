@@ -20,15 +20,16 @@ t.test('create: 201 with the secret, once', async (t) => {
   t.equal(response.statusCode, 201, response.body);
   t.equal(response.headers['cache-control'], 'no-store');
   const created = response.json() as Record<string, unknown>;
-  t.same(Object.keys(created).sort(), ['account_id', 'client_id', 'client_secret', 'created_at', 'name', 'scopes']);
+  t.same(Object.keys(created).sort(), ['account_id', 'client_id', 'client_secret', 'created_at', 'name', 'resource_server', 'scopes']);
   t.match(created.client_id, UUID);
   t.equal(created.name, 'Reports');
   t.same(created.scopes, ['sales', 'stats']);
   t.equal(created.account_id, 'acct-1');
+  t.equal(created.resource_server, false, 'not a resource server by default');
   t.ok(Buffer.from(created.client_secret as string, 'base64url').length >= 32, 'the secret carries at least 256 bits');
   t.ok(!Number.isNaN(Date.parse(created.created_at as string)));
 
-  const expected = { client_id: created.client_id, name: 'Reports', scopes: ['sales', 'stats'], account_id: 'acct-1', created_at: created.created_at };
+  const expected = { client_id: created.client_id, name: 'Reports', scopes: ['sales', 'stats'], account_id: 'acct-1', resource_server: false, created_at: created.created_at };
   const list = await admin(tg, 'GET', '/admin/v1/clients');
   t.equal(list.statusCode, 200);
   t.same(list.json(), { clients: [expected] }, 'the list never shows the secret');
@@ -41,6 +42,15 @@ t.test('create: 201 with the secret, once', async (t) => {
   const bare = await admin(tg, 'POST', '/admin/v1/clients', { name: 'bare', scopes: ['webhooks'] });
   t.equal(bare.json().account_id, null);
   t.equal((await admin(tg, 'GET', '/admin/v1/clients')).json().clients.length, 2);
+
+  const server = await admin(tg, 'POST', '/admin/v1/clients', { name: 'orders API', scopes: ['sales'], resource_server: true });
+  t.equal(server.statusCode, 201, server.body);
+  t.equal(server.json().resource_server, true);
+  t.equal((await admin(tg, 'GET', `/admin/v1/clients/${server.json().client_id}`)).json().resource_server, true, 'show');
+  const listed = (await admin(tg, 'GET', '/admin/v1/clients')).json().clients as Array<{ name: string; resource_server: boolean }>;
+  t.same(listed.map((c) => [c.name, c.resource_server]).sort(), [['Reports', false], ['bare', false], ['orders API', true]], 'list');
+  const explicit = await admin(tg, 'POST', '/admin/v1/clients', { name: 'plain', scopes: ['sales'], resource_server: false });
+  t.equal(explicit.json().resource_server, false);
 });
 
 t.test('validation errors name the field; nothing is written', async (t) => {
@@ -59,6 +69,9 @@ t.test('validation errors name the field; nothing is written', async (t) => {
     [{ name: 'x', scopes: [1] }, 'scopes', /^scopes:/],
     [{ name: 'x', scopes: ['sales'], account_id: 5 }, 'account_id', /^account_id:/],
     [{ name: 'x', scopes: ['sales'], account_id: '' }, 'account_id', /^account_id:/],
+    [{ name: 'x', scopes: ['sales'], resource_server: 'true' }, 'resource_server', /^resource_server: must be true or false$/],
+    [{ name: 'x', scopes: ['sales'], resource_server: 1 }, 'resource_server', /^resource_server: must be true or false$/],
+    [{ name: 'x', scopes: ['sales'], resource_server: null }, 'resource_server', /^resource_server: must be true or false$/],
     [{ name: 'x', scopes: ['sales'], client_secret: 'mine' }, 'client_secret', /is not a known field/],
     [{ name: 'x', scopes: ['sales'], client_id: '00000000-0000-4000-8000-000000000000' }, 'client_id', /is not a known field/],
     [['name', 'x'], 'body', /must be a JSON object/],

@@ -10,15 +10,22 @@ t.test('gatewayctl creates, lists and deletes OAuth clients and rotates keys', a
 
   const created = await runCli(['clients', 'create', '--name', 'cli client', '--scopes', 'sales,products', '--json'], env);
   t.equal(created.code, 0, created.stderr);
-  const client = JSON.parse(created.stdout) as { client_id: string; client_secret: string; scopes: string[] };
+  const client = JSON.parse(created.stdout) as { client_id: string; client_secret: string; scopes: string[]; resource_server: boolean };
   t.same(client.scopes, ['sales', 'products']);
+  t.equal(client.resource_server, false);
   const token = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret });
   t.equal(token.statusCode, 200, 'the secret the CLI printed gets a token');
 
+  const server = await runCli(['clients', 'create', '--name', 'orders api', '--scopes', 'sales', '--resource-server'], env);
+  t.equal(server.code, 0, server.stderr);
+  t.match(server.stdout, /^resource_server: yes \(may introspect tokens\)$/m);
+  const serverId = /^client_id:\s+(\S+)$/m.exec(server.stdout)![1]!;
+
   const listed = await runCli(['clients', 'list'], env);
   t.equal(listed.code, 0);
-  t.match(listed.stdout, /CLIENT_ID\s+NAME\s+SCOPES\s+CREATED/);
-  t.match(listed.stdout, new RegExp(`${client.client_id}\\s+cli client\\s+sales products`));
+  t.match(listed.stdout, /CLIENT_ID\s+NAME\s+SCOPES\s+RESOURCE_SERVER\s+CREATED/);
+  t.match(listed.stdout, new RegExp(`${client.client_id}\\s+cli client\\s+sales products\\s+no\\s`));
+  t.match(listed.stdout, new RegExp(`${serverId}\\s+orders api\\s+sales\\s+yes\\s`));
   t.notMatch(listed.stdout, client.client_secret, 'the list never shows the secret');
 
   const rotated = await runCli(['keys', 'rotate', '--json'], env);

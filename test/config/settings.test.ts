@@ -110,6 +110,13 @@ t.test('bad CIDR in trusted proxies', async (t) => {
   refuses(t, () => settingsFrom({}, { GATEWAY_TRUSTED_PROXIES: '10.0.0.0/33' }), 'GATEWAY_TRUSTED_PROXIES', 'prefix');
   refuses(t, () => settingsFrom({ trusted_proxies: ['010.0.0.1'] }, {}), 'trusted_proxies (config) / GATEWAY_TRUSTED_PROXIES', '010.0.0.1');
   refuses(t, () => settingsFrom({}, { GATEWAY_TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' }), 'GATEWAY_TRUSTED_PROXIES', 'proxy.internal');
+  // Host bits set: refused, never masked (10.0.0.1/0 would have trusted every address).
+  refuses(
+    t,
+    () => settingsFrom({}, { GATEWAY_TRUSTED_PROXIES: '192.0.2.0/24,10.0.0.1/0' }),
+    'Invalid setting GATEWAY_TRUSTED_PROXIES: "10.0.0.1/0" has host bits set; the network is 0.0.0.0/0 — write that, or 10.0.0.1/32 for the single address',
+  );
+  refuses(t, () => settingsFrom({ trusted_proxies: ['::ffff:192.0.2.10/120'] }, {}), 'trusted_proxies (config) / GATEWAY_TRUSTED_PROXIES', 'the network is 192.0.2.0/24');
 });
 
 t.test('algorithm not allowed', async (t) => {

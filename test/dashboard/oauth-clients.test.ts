@@ -35,10 +35,16 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   t.equal(await page.locator('[data-field="scopes"] .field-error').textContent(), 'Choose at least one scope.');
   await page.getByRole('checkbox', { name: /^sales GET/ }).check();
   await page.getByRole('checkbox', { name: /^products/ }).check();
+  const resourceServer = page.getByRole('checkbox', { name: /^Resource server \(may introspect tokens\)/ });
+  t.equal(await resourceServer.isChecked(), false, 'not a resource server unless chosen');
+  await resourceServer.check();
   await screenshot(page, 'oauth-client-create');
   const [created] = await Promise.all([page.waitForResponse('**/admin/v1/clients'), page.getByRole('button', { name: 'Create OAuth client' }).click()]);
   t.equal(created.status(), 201);
+  t.equal(created.request().postDataJSON().resource_server, true);
+  t.equal((await created.json()).resource_server, true);
   await page.getByText('OAuth client created', { exact: true }).waitFor();
+  t.match(await page.locator('.alert-success').textContent(), /can now get tokens with the scopes products, sales, and introspect tokens\./);
   const clientId = (await page.locator('#created-client-id').textContent())!;
   const clientSecret = (await page.locator('#created-client-secret').textContent())!;
   t.equal(clientSecret, (await created.json()).client_secret);
@@ -56,6 +62,7 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   const row = page.getByRole('row', { name: /Storefront backend/ });
   await row.waitFor();
   t.match(await row.textContent(), /productssales/);
+  t.match(await row.getByRole('cell').first().textContent(), /^Storefront backendresource server$/, 'the list marks the resource server');
   t.notOk((await page.content()).includes(clientSecret), 'the secret is not in the list');
   await screenshot(page, 'oauth-clients');
 

@@ -106,11 +106,21 @@ export async function closedPort(): Promise<number> {
 
 /**
  * A TCP forwarder to a real service (Redis) that a test can cut: after cut(), existing connections
- * are destroyed and new ones are refused, as when the service goes down.
+ * are destroyed and new ones are refused, as when the service goes down. pause() does the same
+ * until resume(), as when the service comes back.
  */
-export async function startTcpForwarder(t: Test, targetPort: number, targetHost = '127.0.0.1'): Promise<{ port: number; cut(): Promise<void> }> {
+export async function startTcpForwarder(
+  t: Test,
+  targetPort: number,
+  targetHost = '127.0.0.1',
+): Promise<{ port: number; cut(): Promise<void>; pause(): void; resume(): void }> {
   const sockets = new Set<Socket>();
+  let paused = false;
   const server = createTcpServer((client) => {
+    if (paused) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
@@ -134,5 +144,74 @@ export async function startTcpForwarder(t: Test, targetPort: number, targetHost 
     await closed;
   };
   t.teardown(cutNow);
-  return { port: (server.address() as AddressInfo).port, cut: cutNow };
+  const pause = () => {
+    paused = true;
+    for (const socket of sockets) socket.destroy();
+  };
+  const resume = () => {
+    paused = false;
+  };
+  return { port: (server.address() as AddressInfo).port, cut: cutNow, pause, resume };
+}
+
+export interface PartialExchange {
+  /** The response, once the server has answered and closed the connection. */
+  response: Promise<RawResponse & { closedAfterMs: number }>;
+  /** Writes more bytes on the open connection (ignored once the server has closed it). */
+  write(bytes: string | Buffer): void;
+  destroy(): void;
+}
+
+/**
+ * Opens a connection, sends a request head and part of a body, and leaves it open: for refusals
+ * that must come before the body, timeouts and budgets. The response resolves when the server
+ * closes the connection, and rejects after timeoutMs.
+ */
+export function partialRequest(port: number, head: string, firstBytes: string | Buffer = '', timeoutMs = 10_000): PartialExchange {
+  const socket = connect(port, '127.0.0.1');
+  const started = Date.now();
+  const chunks: Buffer[] = [];
+  const response = new Promise<RawResponse & { closedAfterMs: number }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server did not answer and close within ${timeoutMs} ms: ${JSON.stringify(Buffer.concat(chunks).toString())}`));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      // As an HTTP client does: once the answer is complete, stop sending and close our side.
+      if (responseComplete(Buffer.concat(chunks).toString('utf8'))) socket.end();
+    });
+    // Writes after the server refused may fail (EPIPE/ECONNRESET); what was answered is what counts.
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      try {
+        resolve({ ...parseResponse(Buffer.concat(chunks).toString('utf8')), closedAfterMs: Date.now() - started });
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
+  });
+  socket.write(head);
+  if (firstBytes.length > 0) socket.write(firstBytes);
+  return {
+    response,
+    write: (bytes) => {
+      if (!socket.destroyed && socket.writable) socket.write(bytes);
+    },
+    destroy: () => socket.destroy(),
+  };
+}
+
+function responseComplete(text: string): boolean {
+  const split = text.indexOf('\r\n\r\n');
+  const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, split));
+  return split !== -1 && length !== null && Buffer.byteLength(text.slice(split + 4)) >= Number(length[1]);
+}
+
+/** A request head as written on the wire (HTTP/1.1, header names as given). */
+export function requestHead(method: string, target: string, headers: Record<string, string | string[]>): string {
+  const lines = [`${method} ${target} HTTP/1.1`];
+  for (const [name, value] of Object.entries(headers)) for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v}`);
+  return `${lines.join('\r\n')}\r\n\r\n`;
 }

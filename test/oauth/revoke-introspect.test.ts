@@ -61,10 +61,11 @@ t.test('revocation needs client authentication and the client\'s own token', asy
   t.equal(still.statusCode, 200, 'nobody but the owner revoked it');
 });
 
-t.test('introspection: active and inactive', async (t) => {
+t.test('introspection by a resource server: active and inactive (RFC 7662)', async (t) => {
   const tg = await startTestGateway(t);
   const client = await createClient(tg, ['sales', 'stats'], { account_id: 'acct-5' });
-  const caller = await createClient(tg, ['products']);
+  const caller = await createClient(tg, ['products'], { resource_server: true });
+  t.equal(caller.resource_server, true);
   const token = await accessToken(tg, client, 'sales');
   const claims = decodeJwt(token);
   const active = await form(tg, '/v1/oauth/introspect', { ...auth(caller), token });
@@ -94,5 +95,38 @@ t.test('introspection: active and inactive', async (t) => {
   const wrong = await form(tg, '/v1/oauth/introspect', { client_id: caller.client_id, client_secret: 'x', token: second });
   t.equal(wrong.statusCode, 401);
   t.equal(wrong.json().error, 'auth_error');
+  t.same(tg.upstreams.public.received, []);
+});
+
+t.test('introspection is for resource servers only: any other client gets 403 introspection_not_allowed', async (t) => {
+  const tg = await startTestGateway(t);
+  const owner = await createClient(tg, ['sales']);
+  const plain = await createClient(tg, ['products']);
+  t.equal(plain.resource_server, false, 'a client is not a resource server unless created as one');
+  const token = await accessToken(tg, owner);
+  const message = 'Only clients marked as resource servers may introspect tokens.';
+  const refusedFor = async (label: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
+    const response = await form(tg, '/v1/oauth/introspect', fields, headers);
+    t.equal(response.statusCode, 403, label);
+    t.same(response.json(), { error: 'introspection_not_allowed', message, error_description: message }, label);
+    t.equal(response.headers['cache-control'], 'no-store', label);
+    t.equal(response.headers.pragma, 'no-cache', label);
+  };
+  await refusedFor('another client', { ...auth(plain), token });
+  await refusedFor('the token\'s own client', { ...auth(owner), token });
+  await refusedFor('Basic authentication', { token }, { authorization: `Basic ${Buffer.from(`${plain.client_id}:${plain.client_secret}`).toString('base64')}` });
+  await refusedFor('refused before the token is looked at', { ...auth(plain), token: 'garbage' });
+
+  // A client stored before the attribute existed has no field at all: not a resource server.
+  const { resourceServer: _resourceServer, ...legacy } = (await tg.gateway.store.getClient(plain.client_id))!;
+  await tg.gateway.store.deleteClient(plain.client_id);
+  t.equal(await tg.gateway.store.createClient(legacy), true);
+  const shown = await tg.gateway.adminApp.inject({ url: `/admin/v1/clients/${plain.client_id}`, headers: { authorization: `Bearer ${tg.adminToken}` } });
+  t.equal(shown.json().resource_server, false);
+  await refusedFor('a client stored without the attribute', { ...auth(plain), token });
+
+  const wrongSecret = await form(tg, '/v1/oauth/introspect', { client_id: plain.client_id, client_secret: 'x', token });
+  t.equal(wrongSecret.statusCode, 401, 'authentication still comes first');
+  t.equal((await form(tg, '/v1/oauth/revoke', { ...auth(owner), token })).statusCode, 200, 'revocation of its own tokens needs no attribute');
   t.same(tg.upstreams.public.received, []);
 });

@@ -1,65 +1,116 @@
-// Repeated client-authentication failures are throttled per client id and per source address:
-// 429 too_many_requests with Retry-After, even for the right secret, until the window ends.
-import t from 'tap';
+// Client-authentication failures are throttled per (client id, address) pair, per address, and per
+// client id with a much higher ceiling: 429 too_many_requests with Retry-After. An attacker's
+// failures cannot lock the owner out; concurrent attempts cannot overshoot a limit; successes do
+// not count. Addresses are simulated with X-Forwarded-For through a trusted 127.0.0.1.
+import t, { type Test } from 'tap';
+import { randomUUID } from 'node:crypto';
+import type { LightMyRequestResponse } from 'fastify';
 import { startTestGateway } from '../helpers/gateway.js';
 import { createClient, tokenRequest } from '../helpers/oauth.js';
 
-const CONFIG = { throttle_max_failures: 3, throttle_window_seconds: 120, trusted_proxies: ['127.0.0.1'] };
+const PROXIED = { trusted_proxies: ['127.0.0.1'] };
+const SMALL = { ...PROXIED, throttle_max_failures: 3, throttle_max_failures_per_address: 5, throttle_max_failures_per_credential: 6, throttle_window_seconds: 120 };
+const FAILED = 'Client authentication failed: the client is invalid.';
 
-t.test('per client id: failures from many addresses block that client everywhere', async (t) => {
-  const tg = await startTestGateway(t, { config: CONFIG });
+function from(address: string) {
+  return { 'x-forwarded-for': address };
+}
+
+function assertFailed(t: Test, response: LightMyRequestResponse, note = 'wrong secret: 401'): void {
+  t.equal(response.statusCode, 401, note);
+  t.same(response.json(), { error: 'auth_error', message: FAILED, error_description: FAILED });
+}
+
+function assertThrottled(t: Test, response: LightMyRequestResponse, windowSeconds: number, note = 'throttled: 429'): void {
+  t.equal(response.statusCode, 429, note);
+  const retryAfter = Number(response.headers['retry-after']);
+  t.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds, `Retry-After ${response.headers['retry-after']}`);
+  const message = `Too many failed attempts; retry in ${retryAfter} seconds.`;
+  t.same(response.json(), { error: 'too_many_requests', message, error_description: message });
+  t.equal(response.headers['cache-control'], 'no-store');
+}
+
+function assertIssued(t: Test, response: LightMyRequestResponse, note: string): void {
+  t.equal(response.statusCode, 200, note);
+  t.match(response.json(), { token_type: 'Bearer', access_token: /^ey/, expires_in: 86400, scope: 'sales' });
+}
+
+t.test("an attacker's failures for a client id do not lock out its owner", async (t) => {
+  const tg = await startTestGateway(t, { config: PROXIED });
   const victim = await createClient(tg, ['sales']);
   const other = await createClient(tg, ['sales']);
-  for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
-    const failed = await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, { 'x-forwarded-for': ip });
-    t.equal(failed.statusCode, 401);
-  }
-  const blocked = await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, { 'x-forwarded-for': '10.0.0.4' });
-  t.equal(blocked.statusCode, 429, 'even the right secret is refused while the client id is throttled');
-  const body = blocked.json() as Record<string, string>;
-  t.equal(body.error, 'too_many_requests');
-  t.equal(body.error_description, body.message);
-  t.match(body.message, /retry in \d+ seconds/);
-  const retryAfter = Number(blocked.headers['retry-after']);
-  t.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 120, `Retry-After ${blocked.headers['retry-after']}`);
-  t.equal(blocked.headers['cache-control'], 'no-store');
-  const fine = await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, { 'x-forwarded-for': '10.0.0.4' });
-  t.equal(fine.statusCode, 200, 'another client from a clean address is not affected');
+  const attacker = from('203.0.113.66');
+  for (let i = 0; i < 10; i++) assertFailed(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, attacker));
+  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess-10' }, attacker), 300, 'the 11th guess from that address is refused');
+  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, attacker), 300, 'that address is done with this client, right secret or not');
+  assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.10')), 'the owner, from its own address, still gets a token');
+  assertIssued(t, await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, attacker), 'the attacker address is under its own ceiling for other clients');
   t.same(tg.upstreams.public.received, []);
 });
 
-t.test('per source address: failures with many client ids block the address', async (t) => {
-  const tg = await startTestGateway(t, { config: CONFIG });
+t.test('the per-address ceiling stops one address spraying many client ids', async (t) => {
+  const tg = await startTestGateway(t, { config: SMALL });
   const client = await createClient(tg, ['sales']);
-  for (let i = 0; i < 3; i++) {
-    const failed = await tokenRequest(tg, { client_id: `00000000-0000-4000-8000-00000000000${i}`, client_secret: 'guess' }, { 'x-forwarded-for': '192.0.2.7' });
-    t.equal(failed.statusCode, 401);
-  }
-  const blocked = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, { 'x-forwarded-for': '192.0.2.7' });
-  t.equal(blocked.statusCode, 429);
-  t.equal(blocked.json().error, 'too_many_requests');
-  t.ok(Number(blocked.headers['retry-after']) >= 1);
-  const elsewhere = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, { 'x-forwarded-for': '192.0.2.8' });
-  t.equal(elsewhere.statusCode, 200, 'the same client from another address is fine');
+  const sprayer = from('192.0.2.7');
+  for (let i = 0; i < 5; i++) assertFailed(t, await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, sprayer), `client id ${i}: 401`);
+  assertThrottled(t, await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, sprayer), 120, 'a sixth client id from the address');
+  assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, sprayer), 120, 'any client from the address, right secret or not');
+  assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from('192.0.2.8')), 'the same client from another address is fine');
+});
+
+t.test('the per-client ceiling stops guessing spread over many addresses', async (t) => {
+  const tg = await startTestGateway(t, { config: SMALL });
+  const victim = await createClient(tg, ['sales']);
+  const other = await createClient(tg, ['sales']);
+  for (let i = 1; i <= 6; i++) assertFailed(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(`10.0.0.${i}`)), `address ${i}: 401`);
+  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from('10.0.0.7')), 120, 'a seventh address is refused for this client');
+  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('10.0.0.8')), 120, 'at this (normally much higher) ceiling the client is refused everywhere');
+  assertIssued(t, await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, from('10.0.0.8')), 'other clients are not affected');
 });
 
 t.test('an untrusted peer cannot dodge the address throttle with X-Forwarded-For', async (t) => {
-  const tg = await startTestGateway(t, { config: { throttle_max_failures: 3 } });
+  const tg = await startTestGateway(t, { config: { throttle_max_failures: 3, throttle_max_failures_per_address: 3 } });
   const client = await createClient(tg, ['sales']);
-  for (let i = 0; i < 3; i++) {
-    await tokenRequest(tg, { client_id: `00000000-0000-4000-8000-00000000001${i}`, client_secret: 'guess' }, { 'x-forwarded-for': `198.51.100.${i}` });
-  }
-  const blocked = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, { 'x-forwarded-for': '198.51.100.99' });
-  t.equal(blocked.statusCode, 429, 'the socket address (no trusted proxies) is what counts');
+  for (let i = 0; i < 3; i++) assertFailed(t, await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, from(`198.51.100.${i}`)));
+  const blocked = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from('198.51.100.99'));
+  assertThrottled(t, blocked, 300, 'the socket address (no trusted proxies) is what counts');
 });
 
 t.test('Basic authentication failures count too, and throttling shows in the metrics', async (t) => {
-  const tg = await startTestGateway(t, { config: CONFIG });
+  const tg = await startTestGateway(t, { config: SMALL });
   const client = await createClient(tg, ['sales']);
   const basic = `Basic ${Buffer.from(`${client.client_id}:wrong`).toString('base64')}`;
-  for (let i = 0; i < 3; i++) t.equal((await tokenRequest(tg, {}, { authorization: basic })).statusCode, 401);
-  t.equal((await tokenRequest(tg, {}, { authorization: basic })).statusCode, 429);
+  for (let i = 0; i < 3; i++) assertFailed(t, await tokenRequest(tg, {}, { authorization: basic }));
+  assertThrottled(t, await tokenRequest(tg, {}, { authorization: basic }), 120);
   const metrics = await tg.gateway.metrics.registry.getSingleMetricAsString('gateway_auth_failures_total');
   t.match(metrics, 'gateway_auth_failures_total{scheme="client",reason="auth_error"} 3');
   t.match(metrics, 'gateway_auth_failures_total{scheme="client",reason="too_many_requests"} 1');
+});
+
+for (const store of ['redis', 'embedded'] as const) {
+  t.test(`100 concurrent wrong secrets against a limit of 10: exactly 10 are checked (${store} store)`, async (t) => {
+    const tg = await startTestGateway(t, { store, config: PROXIED });
+    const victim = await createClient(tg, ['sales']);
+    const attacker = from('203.0.113.9');
+    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, attacker)));
+    const failed = responses.filter((r) => r.statusCode === 401);
+    const throttled = responses.filter((r) => r.statusCode === 429);
+    t.equal(failed.length, 10, 'exactly 10 secrets were checked');
+    t.equal(throttled.length, 90, 'the other 90 were refused before any check');
+    t.same(failed[0]!.json(), { error: 'auth_error', message: FAILED, error_description: FAILED });
+    t.ok(failed.every((r) => r.body === failed[0]!.body), 'every 401 has the same body');
+    assertThrottled(t, throttled[0]!, 300);
+    t.ok(throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1), 'every 429 is too_many_requests with Retry-After');
+    assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.20')), 'the owner still gets a token from its address');
+  });
+}
+
+t.test('a success is not counted as a failure', async (t) => {
+  const tg = await startTestGateway(t, { config: PROXIED });
+  const client = await createClient(tg, ['sales']);
+  const here = from('192.0.2.55');
+  for (let i = 0; i < 9; i++) assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here));
+  assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 'after 9 failures the right secret works');
+  assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here), 'a 10th failure is still checked: the success gave its attempt back');
+  assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 300, 'after 10 failures the pair is throttled');
 });

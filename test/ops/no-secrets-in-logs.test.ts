@@ -9,7 +9,7 @@ t.test('a full flow at trace level leaks nothing into the logs', async (t) => {
   const tg = await startTestGateway(t, { config: { log_level: 'trace' } });
   const { publicPort } = await listen(tg);
   const client = await createClient(tg, ['sales']);
-  const caller = await createClient(tg, ['stats']);
+  const caller = await createClient(tg, ['stats'], { resource_server: true });
   const guessed = 'guessed-secret-XYZ-0123456789abcdef';
 
   const issued = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret });

@@ -129,7 +129,7 @@ t.test('accepted forms are stored canonically', async (t) => {
   const response = await adminInject(tg, {
     method: 'POST',
     url: '/admin/v1/service-accounts',
-    payload: { description, public_key: key(), permissions: ['view_balance'], allowed_ips: ['10.1.2.3/16', '2001:DB8::1', '192.0.2.1', '192.0.2.1/32', '::ffff:10.0.0.0/104'] },
+    payload: { description, public_key: key(), permissions: ['view_balance'], allowed_ips: ['10.1.0.0/16', '2001:DB8::1', '192.0.2.1', '192.0.2.1/32', '::ffff:10.0.0.0/104'] },
   });
   t.equal(response.statusCode, 201, response.body);
   const account = response.json() as CreatedServiceAccount;

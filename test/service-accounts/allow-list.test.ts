@@ -1,9 +1,11 @@
 // The client address a service account's allow-list is checked against: the socket peer, or the
 // X-Forwarded-For hop a trusted proxy vouches for; IPv4-mapped IPv6 peers count as IPv4.
+import { generateKeyPairSync } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
+import { sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { authFailures, createServiceAccount, signedInject, type TestServiceAccount } from '../helpers/signing.js';
+import { adminInject, authFailures, createServiceAccount, signedInject, type TestServiceAccount } from '../helpers/signing.js';
 
 async function expectForbiddenAddress(t: Test, tg: TestGateway, send: () => Promise<LightMyRequestResponse>, address: string): Promise<void> {
   const before = await authFailures(tg, 'ip_not_allowed');
@@ -68,4 +70,27 @@ t.test('the default allow-list admits any address', async (t) => {
   t.same(sa.account.allowed_ips, ['0.0.0.0/0', '::/0']);
   await expectForwarded(t, tg, get(tg, sa, '203.0.113.9'), '203.0.113.9');
   await expectForwarded(t, tg, get(tg, sa, '2001:db8::9'), '2001:db8::9');
+});
+
+t.test('an entry with host bits set is refused, showing the network it would mean', async (t) => {
+  const tg = await startTestGateway(t);
+  const cases: [string, string][] = [
+    ['203.0.113.7/0', '"203.0.113.7/0" has host bits set; the network is 0.0.0.0/0 — write that, or 203.0.113.7/32 for the single address'],
+    ['::ffff:203.0.113.7/96', '"::ffff:203.0.113.7/96" has host bits set; the network is 0.0.0.0/0 — write that, or 203.0.113.7/32 for the single address'],
+    ['10.1.2.3/16', '"10.1.2.3/16" has host bits set; the network is 10.1.0.0/16 — write that, or 10.1.2.3/32 for the single address'],
+    ['2001:db8::1/32', '"2001:db8::1/32" has host bits set; the network is 2001:db8::/32 — write that, or 2001:db8::1/128 for the single address'],
+  ];
+  for (const [entry, message] of cases) {
+    const response = await adminInject(tg, {
+      method: 'POST',
+      url: '/admin/v1/service-accounts',
+      payload: { description: 'x', public_key: sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey), permissions: ['view_balance'], allowed_ips: [entry] },
+    });
+    t.equal(response.statusCode, 400, response.body);
+    const body = response.json();
+    t.same(body, { error: 'validation_error', message: `allowed_ips: ${message}`, request_id: body.request_id, field: 'allowed_ips' });
+  }
+  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json().service_accounts, [], 'nothing was written');
+  const exact = await createServiceAccount(tg, { allowed_ips: ['0.0.0.0/0', '203.0.113.7/32', '10.1.0.0/16'] });
+  t.same(exact.account.allowed_ips, ['0.0.0.0/0', '203.0.113.7/32', '10.1.0.0/16'], 'the networks written without host bits are kept');
 });

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import type { ClientRecord, CredentialStore, ServiceAccountRecord } from '../../gateway/store/types.js';
+import { until } from '../helpers/poll.js';
 
 export type StoreFactory = (t: Test) => Promise<CredentialStore>;
 
@@ -111,6 +112,48 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.equal(await store.getMeta('race'), `v${winner}`);
   });
 
+  t.test('meta: a watcher that re-reads on each call sees every change, and is not called once stopped', async (t) => {
+    const store = await factory(t);
+    let calls = 0;
+    let seen: string | null = null;
+    // Calls may also come when nothing changed (a watch that begins or reconnects): the watcher re-reads.
+    const stop = store.watchMeta('watched', () => {
+      calls++;
+      void store.getMeta('watched').then((value) => (seen = value));
+    });
+    t.teardown(stop);
+    t.equal(await store.compareAndSetMeta('watched', null, 'a'), true);
+    await until(() => seen === 'a', 'the watcher sees the first value');
+    t.equal(await store.compareAndSetMeta('watched', 'a', 'b'), true);
+    await until(() => seen === 'b', 'the watcher sees the second value');
+    t.equal(await store.compareAndSetMeta('watched', 'x', 'c'), false);
+    stop();
+    stop();
+    const before = calls;
+    t.equal(await store.compareAndSetMeta('watched', 'b', 'c'), true);
+    await sleep(200);
+    t.equal(calls, before, 'no call after the watch stopped (stopping twice is harmless)');
+    t.equal(seen, 'b');
+  });
+
+  t.test('meta: each of several watchers of a name is called; stopping one leaves the others', async (t) => {
+    const store = await factory(t);
+    const seen = { one: null as string | null, two: null as string | null };
+    const watch = (who: 'one' | 'two') => store.watchMeta('shared', () => void store.getMeta('shared').then((v) => (seen[who] = v)));
+    const stopOne = watch('one');
+    const stopTwo = watch('two');
+    t.teardown(() => {
+      stopOne();
+      stopTwo();
+    });
+    await store.compareAndSetMeta('shared', null, 'v1');
+    await until(() => seen.one === 'v1' && seen.two === 'v1', 'both watchers see v1');
+    stopOne();
+    await store.compareAndSetMeta('shared', 'v1', 'v2');
+    await until(() => seen.two === 'v2', 'the remaining watcher sees v2');
+    t.equal(seen.one, 'v1', 'the stopped watcher saw nothing more');
+  });
+
   t.test('service accounts: create, get, list, delete', async (t) => {
     const store = await factory(t);
     const a = serviceAccountRecord();
@@ -127,48 +170,59 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.equal(await store.deleteServiceAccount(a.id), false);
     t.equal(await store.getServiceAccount(a.id), null);
     t.same(await store.listServiceAccounts(), [b]);
-    t.same(await store.signedRequestState(a.accessId, 'n1', 300), { account: null, nonceFresh: false }, 'a deleted account is unknown at once');
+    t.same(await store.serviceAccountForRequest(a.accessId, 'n1'), { account: null, nonceUsed: false }, 'a deleted account is unknown at once');
     t.equal(await store.createServiceAccount(serviceAccountRecord({ accessId: a.accessId })), true, 'a deleted Access ID leaves no index behind');
   });
 
-  t.test('signedRequestState: account, nonce freshness, single use', async (t) => {
+  t.test('serviceAccountForRequest: the account and whether the nonce was used; writes nothing', async (t) => {
     const store = await factory(t);
     const a = serviceAccountRecord();
-    const b = serviceAccountRecord();
     await store.createServiceAccount(a);
-    await store.createServiceAccount(b);
-    const first = await store.signedRequestState(a.accessId, 'nonce-1', 300);
-    t.equal(first.nonceFresh, true);
+    const first = await store.serviceAccountForRequest(a.accessId, 'nonce-1');
+    t.equal(first.nonceUsed, false);
     t.equal(first.account?.id, a.id);
     t.equal(first.account?.accessId, a.accessId);
     t.same(first.account?.permissions, a.permissions);
     t.same(first.account?.allowedIps, a.allowedIps);
     t.equal(first.account?.publicKeyBytes, a.publicKeyBytes);
-    const again = await store.signedRequestState(a.accessId, 'nonce-1', 300);
-    t.equal(again.nonceFresh, false, 'a nonce is consumed once');
-    t.equal(again.account?.id, a.id, 'a replay still reports the account');
-    t.equal((await store.signedRequestState(a.accessId, 'nonce-2', 300)).nonceFresh, true);
-    t.equal((await store.signedRequestState(b.accessId, 'nonce-1', 300)).nonceFresh, true, 'nonces are per Access ID');
-    t.same(await store.signedRequestState(randomUUID(), 'nonce-3', 300), { account: null, nonceFresh: false }, 'unknown Access ID');
-    t.equal((await store.signedRequestState(a.accessId, 'nonce-3', 300)).nonceFresh, true, 'a nonce sent with an unknown Access ID is not consumed');
+    t.equal((await store.serviceAccountForRequest(a.accessId, 'nonce-1')).nonceUsed, false, 'looking up does not consume the nonce');
+    t.same(await store.serviceAccountForRequest(randomUUID(), 'nonce-1'), { account: null, nonceUsed: false }, 'unknown Access ID');
   });
 
-  t.test('signedRequestState: concurrent uses of one nonce, exactly one is fresh', async (t) => {
+  t.test('consumeNonce: single use per Access ID, only for a live account', async (t) => {
+    const store = await factory(t);
+    const a = serviceAccountRecord();
+    const b = serviceAccountRecord();
+    await store.createServiceAccount(a);
+    await store.createServiceAccount(b);
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-1', 300), 'fresh');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-1', 300), 'used', 'a nonce is consumed once');
+    t.equal((await store.serviceAccountForRequest(a.accessId, 'nonce-1')).nonceUsed, true, 'the lookup sees the used nonce');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-2', 300), 'fresh');
+    t.equal(await store.consumeNonce(b.accessId, 'nonce-1', 300), 'fresh', 'nonces are per Access ID');
+    t.equal(await store.consumeNonce(randomUUID(), 'nonce-3', 300), 'account_gone', 'unknown Access ID');
+    await store.deleteServiceAccount(b.id);
+    t.equal(await store.consumeNonce(b.accessId, 'nonce-4', 300), 'account_gone', 'a deleted account consumes nothing');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-3', 300), 'fresh', 'a nonce sent with an unknown Access ID was not consumed');
+  });
+
+  t.test('consumeNonce: concurrent uses of one nonce, exactly one is fresh', async (t) => {
     const store = await factory(t);
     const a = serviceAccountRecord();
     await store.createServiceAccount(a);
-    const states = await Promise.all(Array.from({ length: 10 }, () => store.signedRequestState(a.accessId, 'same', 300)));
-    t.equal(states.filter((s) => s.nonceFresh).length, 1);
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeNonce(a.accessId, 'same', 300)));
+    t.equal(results.filter((r) => r === 'fresh').length, 1);
+    t.equal(results.filter((r) => r === 'used').length, 9);
   });
 
-  t.test('signedRequestState: a nonce is fresh again after its window', async (t) => {
+  t.test('consumeNonce: a nonce is fresh again after its window', async (t) => {
     const store = await factory(t);
     const a = serviceAccountRecord();
     await store.createServiceAccount(a);
-    t.equal((await store.signedRequestState(a.accessId, 'short', 1)).nonceFresh, true);
-    t.equal((await store.signedRequestState(a.accessId, 'short', 1)).nonceFresh, false);
+    t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
+    t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'used');
     await sleep(2100);
-    t.equal((await store.signedRequestState(a.accessId, 'short', 1)).nonceFresh, true);
+    t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
   });
 
   t.test('recordServiceAccountUse: last use shown; deleted or unknown accounts are skipped', async (t) => {
@@ -190,33 +244,94 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.equal(read?.lastUsedIp, '10.0.0.9');
     t.same(await store.listServiceAccounts(), [{ ...a, lastUsedAt: '2026-02-01T11:00:00.000Z', lastUsedIp: '10.0.0.9' }]);
     t.equal(await store.getServiceAccount(gone.id), null, 'a use does not bring a deleted account back');
-    t.same(await store.signedRequestState(gone.accessId, 'n', 300), { account: null, nonceFresh: false });
+    t.same(await store.serviceAccountForRequest(gone.accessId, 'n'), { account: null, nonceUsed: false });
   });
 
-  t.test('failure counting within a window', async (t) => {
+  t.test('reserveAttempt: counts each key up to its max, then refuses until the window ends', async (t) => {
     const store = await factory(t);
-    t.same(await store.failureCounts([]), []);
-    t.same(await store.failureCounts(['client:x', 'ip:1.2.3.4']), [0, 0]);
-    t.equal(await store.failureWindowRemaining('client:x'), 0);
-    await store.addFailure(['client:x', 'ip:1.2.3.4'], 60);
-    await store.addFailure(['client:x'], 60);
-    t.same(await store.failureCounts(['client:x', 'ip:1.2.3.4', 'client:y']), [2, 1, 0]);
-    const remaining = await store.failureWindowRemaining('client:x');
-    t.ok(remaining > 0 && remaining <= 60, `remaining ${remaining} within the 60 s window`);
-    await store.addFailure(['client:x'], 3600);
-    t.ok((await store.failureWindowRemaining('client:x')) <= 60, 'the window starts at the first failure and is not extended');
+    t.same(await store.reserveAttempt([], 60), { allowed: true, retryAfterSeconds: 0 }, 'no keys, nothing to refuse');
+    const limits = [
+      { key: 'pair:x', max: 2 },
+      { key: 'ip:1.2.3.4', max: 3 },
+    ];
+    t.same(await store.reserveAttempt(limits, 60), { allowed: true, retryAfterSeconds: 0 });
+    t.same(await store.reserveAttempt(limits, 3600), { allowed: true, retryAfterSeconds: 0 });
+    const refused = await store.reserveAttempt(limits, 60);
+    t.equal(refused.allowed, false, 'pair:x is at its max of 2');
+    t.ok(refused.retryAfterSeconds >= 59 && refused.retryAfterSeconds <= 60, `retry after ${refused.retryAfterSeconds}: the window started at the first attempt, not extended to 3600`);
+    t.same(await store.reserveAttempt([{ key: 'ip:1.2.3.4', max: 3 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'the refusal counted nothing: ip is at 2 of 3');
+    t.equal((await store.reserveAttempt([{ key: 'ip:1.2.3.4', max: 3 }], 60)).allowed, false, 'now ip is at 3');
+    t.same(await store.reserveAttempt([{ key: 'pair:y', max: 1 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'keys are independent');
+    const both = await store.reserveAttempt([{ key: 'pair:y', max: 1 }, { key: 'other', max: 5 }], 60);
+    t.equal(both.allowed, false, 'one key at its max refuses the whole attempt');
+    t.same(await store.reserveAttempt([{ key: 'other', max: 1 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'and counts none of the others');
   });
 
-  t.test('failure counts lapse when the window ends', async (t) => {
+  t.test('reserveAttempt: a refusal waits for the last blocking window', async (t) => {
     const store = await factory(t);
-    await store.addFailure(['ip:9.9.9.9'], 1);
-    await store.addFailure(['ip:9.9.9.9'], 1);
-    t.same(await store.failureCounts(['ip:9.9.9.9']), [2]);
+    await store.reserveAttempt([{ key: 'short', max: 1 }], 5);
+    await store.reserveAttempt([{ key: 'long', max: 1 }], 120);
+    const refused = await store.reserveAttempt([{ key: 'short', max: 1 }, { key: 'long', max: 1 }], 60);
+    t.equal(refused.allowed, false);
+    t.ok(refused.retryAfterSeconds > 5 && refused.retryAfterSeconds <= 120, `retry after ${refused.retryAfterSeconds}`);
+  });
+
+  t.test('reserveAttempt: counts lapse when the window ends', async (t) => {
+    const store = await factory(t);
+    const limits = [{ key: 'ip:9.9.9.9', max: 2 }];
+    await store.reserveAttempt(limits, 1);
+    await store.reserveAttempt(limits, 1);
+    const refused = await store.reserveAttempt(limits, 1);
+    t.same(refused, { allowed: false, retryAfterSeconds: 1 });
     await sleep(2100);
-    t.same(await store.failureCounts(['ip:9.9.9.9']), [0]);
-    t.equal(await store.failureWindowRemaining('ip:9.9.9.9'), 0);
-    await store.addFailure(['ip:9.9.9.9'], 60);
-    t.same(await store.failureCounts(['ip:9.9.9.9']), [1], 'a new window starts from one');
+    t.same(await store.reserveAttempt(limits, 60), { allowed: true, retryAfterSeconds: 0 }, 'a new window');
+    t.same(await store.reserveAttempt(limits, 60), { allowed: true, retryAfterSeconds: 0 }, 'that started from zero');
+    t.equal((await store.reserveAttempt(limits, 60)).allowed, false);
+  });
+
+  t.test('releaseAttempt gives a reservation back, and never goes below zero', async (t) => {
+    const store = await factory(t);
+    const limits = [
+      { key: 'pair:z', max: 2 },
+      { key: 'ip:5.5.5.5', max: 2 },
+    ];
+    await store.reserveAttempt(limits, 60);
+    await store.reserveAttempt(limits, 60);
+    t.equal((await store.reserveAttempt(limits, 60)).allowed, false);
+    await store.releaseAttempt(['pair:z', 'ip:5.5.5.5']);
+    t.same(await store.reserveAttempt(limits, 60), { allowed: true, retryAfterSeconds: 0 }, 'one attempt free again');
+    t.equal((await store.reserveAttempt(limits, 60)).allowed, false);
+    await store.releaseAttempt(['pair:z', 'ip:5.5.5.5']);
+    await store.releaseAttempt(['pair:z', 'ip:5.5.5.5']);
+    await store.releaseAttempt(['pair:z', 'ip:5.5.5.5']);
+    await store.releaseAttempt(['never-reserved']);
+    await store.reserveAttempt(limits, 60);
+    await store.reserveAttempt(limits, 60);
+    t.equal((await store.reserveAttempt(limits, 60)).allowed, false, 'extra releases did not bank attempts below zero');
+  });
+
+  t.test('releaseAttempt after the window lapsed leaves no counter behind', async (t) => {
+    const store = await factory(t);
+    const limits = [{ key: 'lapsed', max: 1 }];
+    await store.reserveAttempt(limits, 1);
+    await sleep(1100);
+    await store.releaseAttempt(['lapsed']);
+    t.same(await store.reserveAttempt(limits, 1), { allowed: true, retryAfterSeconds: 0 });
+    const refused = await store.reserveAttempt(limits, 1);
+    t.same(refused, { allowed: false, retryAfterSeconds: 1 }, 'the late release banked no attempt below zero');
+  });
+
+  t.test('reserveAttempt: 50 concurrent reservations against max 10 allow exactly 10', async (t) => {
+    const store = await factory(t);
+    const limits = [
+      { key: 'race:pair', max: 10 },
+      { key: 'race:ip', max: 1000 },
+    ];
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.reserveAttempt(limits, 60)));
+    t.equal(results.filter((r) => r.allowed).length, 10);
+    t.ok(results.filter((r) => !r.allowed).every((r) => r.retryAfterSeconds >= 1 && r.retryAfterSeconds <= 60));
+    t.equal((await store.reserveAttempt([{ key: 'race:ip', max: 10 }], 60)).allowed, false, 'race:ip counted the 10 allowed');
+    t.equal((await store.reserveAttempt([{ key: 'race:ip', max: 11 }], 60)).allowed, true, 'and none of the 40 refused');
   });
 
   t.test('sessions with a TTL', async (t) => {

@@ -29,8 +29,8 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   await first.compareAndSetMeta('jwt-signing-keys', null, '{"k":1}');
   await first.revokeToken('jti-revoked', exp);
   await first.putSession('s', 'data', 600);
-  await first.addFailure(['ip:1.1.1.1'], 600);
-  t.equal((await first.signedRequestState(account.accessId, 'nonce', 300)).nonceFresh, true);
+  await first.reserveAttempt([{ key: 'ip:1.1.1.1', max: 1 }], 600);
+  t.equal(await first.consumeNonce(account.accessId, 'nonce', 300), 'fresh');
   await first.close();
 
   const second = new EmbeddedCredentialStore(file);
@@ -41,7 +41,7 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   t.same(await second.bearerState(kept.clientId, 'jti-revoked'), { client: kept, revoked: true });
   t.same(await second.bearerState(kept.clientId, 'jti-other'), { client: kept, revoked: false });
   t.equal(await second.getSession('s'), null, 'sessions are not persisted');
-  t.same(await second.failureCounts(['ip:1.1.1.1']), [0], 'failure counts are not persisted');
+  t.same(await second.reserveAttempt([{ key: 'ip:1.1.1.1', max: 1 }], 600), { allowed: true, retryAfterSeconds: 0 }, 'failure counts are not persisted');
 });
 
 t.test('the snapshot is replaced by rename, is private, and leaves no temporary file', async (t) => {

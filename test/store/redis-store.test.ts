@@ -1,7 +1,9 @@
 // The store contract against the real Redis at 127.0.0.1:6379, one key prefix per subtest.
 import t from 'tap';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
+import { until } from '../helpers/poll.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { clientRecord, credentialStoreContract } from './contract.js';
 
@@ -68,4 +70,30 @@ t.test('two store objects on one prefix share state (two gateway instances)', as
   t.same(await one.bearerState(client.clientId, 'jti-1'), { client, revoked: true });
   await one.deleteClient(client.clientId);
   t.same(await two.bearerState(client.clientId, 'jti-2'), { client: null, revoked: false });
+});
+
+t.test('a change made through one store object reaches the watchers of another on the prefix, and only there', async (t) => {
+  const prefix = uniquePrefix('store');
+  const other = uniquePrefix('store');
+  const writer = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  const reader = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  const neighbour = new RedisCredentialStore(TEST_REDIS_URL, other);
+  await Promise.all([writer.connect(), reader.connect(), neighbour.connect()]);
+  t.teardown(async () => {
+    await Promise.all([writer.close(), reader.close(), neighbour.close()]);
+    await deleteKeysWithPrefix(prefix);
+    await deleteKeysWithPrefix(other);
+  });
+  let seen: string | null = null;
+  let neighbourCalls = 0;
+  reader.watchMeta('keys', () => void reader.getMeta('keys').then((v) => (seen = v)));
+  neighbour.watchMeta('keys', () => neighbourCalls++);
+  // The first call of a Redis watch comes once its subscription is in place.
+  await until(() => neighbourCalls === 1, 'the neighbour is subscribed');
+  await writer.compareAndSetMeta('keys', null, 'set-1');
+  await until(() => seen === 'set-1', 'the other store object sees the change');
+  await writer.compareAndSetMeta('keys', 'set-1', 'set-2');
+  await until(() => seen === 'set-2', 'and the next one');
+  await sleep(100);
+  t.equal(neighbourCalls, 1, 'a watcher under another prefix hears nothing of it');
 });

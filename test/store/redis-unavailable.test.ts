@@ -1,10 +1,12 @@
 // When Redis cannot be reached, every store operation fails with StoreUnavailableError (the
 // pipeline turns it into 503) instead of hanging or queueing.
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import { openStore } from '../../gateway/store/open-store.js';
 import { StoreUnavailableError } from '../../gateway/store/types.js';
 import { startTcpForwarder } from '../helpers/http.js';
+import { until } from '../helpers/poll.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { clientRecord } from './contract.js';
 
@@ -17,8 +19,10 @@ t.test('connecting to a closed port fails with StoreUnavailableError', async (t)
   await t.rejects(store.ping(), StoreUnavailableError);
   await t.rejects(store.getClient('x'), StoreUnavailableError);
   await t.rejects(store.bearerState('x', 'y'), StoreUnavailableError);
-  await t.rejects(store.signedRequestState('x', 'n', 300), StoreUnavailableError);
-  await t.rejects(store.addFailure(['k'], 60), StoreUnavailableError);
+  await t.rejects(store.serviceAccountForRequest('x', 'n'), StoreUnavailableError);
+  await t.rejects(store.consumeNonce('x', 'n', 300), StoreUnavailableError);
+  await t.rejects(store.reserveAttempt([{ key: 'k', max: 1 }], 60), StoreUnavailableError);
+  await t.rejects(store.releaseAttempt(['k']), StoreUnavailableError);
   await t.rejects(store.recordServiceAccountUse([{ accessId: 'a', at: 'now', ip: '1.1.1.1' }]), StoreUnavailableError);
 });
 
@@ -42,4 +46,37 @@ t.test('a store whose Redis goes away fails its operations', async (t) => {
   await t.rejects(store.bearerState(client.clientId, 'j'), StoreUnavailableError);
   await t.rejects(store.ping(), StoreUnavailableError);
   await t.rejects(store.compareAndSetMeta('m', null, 'v'), StoreUnavailableError);
+});
+
+t.test('a watcher survives an outage of its connection and re-reads once back: a change made meanwhile is not missed', async (t) => {
+  const prefix = uniquePrefix('down');
+  const forwarder = await startTcpForwarder(t, redisPort);
+  const watched = new RedisCredentialStore(`redis://127.0.0.1:${forwarder.port}`, prefix);
+  const writer = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  await watched.connect();
+  await writer.connect();
+  t.teardown(async () => {
+    await watched.close();
+    await writer.close();
+    await deleteKeysWithPrefix(prefix);
+  });
+  let seen: string | null = null;
+  let calls = 0;
+  watched.watchMeta('keys', () => {
+    calls++;
+    watched.getMeta('keys').then((v) => (seen = v), () => {});
+  });
+  await until(() => calls === 1, 'the watch is subscribed');
+  await writer.compareAndSetMeta('keys', null, 'before');
+  await until(() => seen === 'before', 'a change while connected');
+
+  forwarder.pause();
+  // Published while the watcher's connection is down: this message is lost.
+  await writer.compareAndSetMeta('keys', 'before', 'during');
+  await sleep(300);
+  t.equal(seen, 'before', 'nothing can be heard during the outage');
+  forwarder.resume();
+  await until(() => seen === 'during', 'the watcher re-reads once reconnected', 5000);
+  await writer.compareAndSetMeta('keys', 'during', 'after');
+  await until(() => seen === 'after', 'and hears later changes again');
 });

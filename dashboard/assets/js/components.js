@@ -64,6 +64,21 @@ export function checkboxGroup({ id, field, legend, hint, options }) {
   );
 }
 
+/** One yes/no checkbox (a boolean API field) with its hint and error slot, styled as a group option. */
+export function checkboxField({ id, field, label, hint }) {
+  return h(
+    'div',
+    { class: 'field', 'data-field': field, 'data-label': label },
+    h(
+      'label',
+      { class: 'checkbox-option', for: id },
+      h('input', { type: 'checkbox', id, name: field, 'aria-describedby': `${id}-hint ${id}-error` }),
+      h('span', {}, h('span', { class: 'option-title' }, label), h('span', { id: `${id}-hint`, class: 'option-detail' }, hint)),
+    ),
+    h('p', { id: `${id}-error`, class: 'field-error', hidden: true }),
+  );
+}
+
 export function checkedValues(form, field) {
   return [...form.querySelectorAll(`input[name="${field}"]:checked`)].map((input) => input.value);
 }

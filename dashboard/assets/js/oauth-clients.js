@@ -1,7 +1,7 @@
 // Settings -> API Credentials -> OAuth clients: list with scopes, create (secret shown once), delete.
 import { api } from './api.js';
 import { h } from './dom.js';
-import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
+import { checkboxField, checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
 import { showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, showCredentialList } from './credential-list.js';
 import { showFieldError } from './form-errors.js';
@@ -26,7 +26,7 @@ export function oauthClientsTab(panel, vocabulary) {
     return h(
       'tr',
       { 'data-id': client.client_id },
-      h('td', {}, h('div', { class: 'cell-title' }, client.name)),
+      h('td', {}, h('div', { class: 'cell-title' }, client.name), client.resource_server ? h('span', { class: 'chip' }, 'resource server') : null),
       h('td', {}, h('span', { class: 'masked' }, client.client_id)),
       h('td', {}, chips(client.scopes)),
       h('td', {}, client.account_id ?? h('span', { class: 'muted' }, '—')),
@@ -58,6 +58,12 @@ export function oauthClientsTab(panel, vocabulary) {
           options: vocabulary.scopes.map((s) => ({ value: s.name, title: s.name, details: h('span', { class: 'option-routes' }, routesText(s.routes)) })),
         }),
         textField({ id: 'oc-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the public API in x-gateway-account-id.', attributes: { maxlength: '200' } }),
+        checkboxField({
+          id: 'oc-resource-server',
+          field: 'resource_server',
+          label: 'Resource server (may introspect tokens)',
+          hint: 'Only for an API that checks other clients’ tokens at /v1/oauth/introspect; introspection shows any token’s client and scopes.',
+        }),
       ],
       read: readForm,
       check: (form, body) => {
@@ -70,7 +76,11 @@ export function oauthClientsTab(panel, vocabulary) {
   }
 
   function readForm(form) {
-    const body = { name: form.querySelector('#oc-name').value.trim(), scopes: checkedValues(form, 'scopes') };
+    const body = {
+      name: form.querySelector('#oc-name').value.trim(),
+      scopes: checkedValues(form, 'scopes'),
+      resource_server: form.querySelector('#oc-resource-server').checked,
+    };
     const accountId = form.querySelector('#oc-account-id').value.trim();
     if (accountId) body.account_id = accountId;
     return body;
@@ -78,7 +88,7 @@ export function oauthClientsTab(panel, vocabulary) {
 
   function showClientCreated(client) {
     showCreated(tab, {
-      text: `“${client.name}” can now get tokens with the scopes ${client.scopes.join(', ')}.`,
+      text: `“${client.name}” can now get tokens with the scopes ${client.scopes.join(', ')}${client.resource_server ? ', and introspect tokens' : ''}.`,
       secrets: [
         { id: 'created-client-id', label: 'Client ID', value: client.client_id },
         { id: 'created-client-secret', label: 'Client secret', value: client.client_secret },

@@ -11,19 +11,21 @@ export const clientCommands: Command[] = [
     group: 'clients',
     name: 'create',
     summary: 'Create an OAuth client; prints its client_secret once.',
-    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--json]',
-    options: { ...ADMIN_OPTIONS, name: { type: 'string' }, scopes: { type: 'string' }, 'account-id': { type: 'string' } },
+    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--json]',
+    options: { ...ADMIN_OPTIONS, name: { type: 'string' }, scopes: { type: 'string' }, 'account-id': { type: 'string' }, 'resource-server': { type: 'boolean' } },
     async run(values) {
       if (!values.name) throw new CliError('--name is required');
       const client = await adminRequest<Client>(adminConnection(values), 'POST', '/admin/v1/clients', {
         name: values.name,
         scopes: csv(values.scopes),
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
+        resource_server: values['resource-server'] === true,
       });
       if (values.json) return printJson(client);
-      console.log(`client_id:     ${client.client_id}`);
-      console.log(`client_secret: ${client.client_secret}`);
-      console.log(`scopes:        ${client.scopes.join(' ')}`);
+      console.log(`client_id:       ${client.client_id}`);
+      console.log(`client_secret:   ${client.client_secret}`);
+      console.log(`scopes:          ${client.scopes.join(' ')}`);
+      console.log(`resource_server: ${client.resource_server ? 'yes (may introspect tokens)' : 'no'}`);
       console.log('The secret is shown only now: store it safely.');
     },
   },
@@ -37,8 +39,8 @@ export const clientCommands: Command[] = [
       const { clients } = await adminRequest<{ clients: Client[] }>(adminConnection(values), 'GET', '/admin/v1/clients');
       if (values.json) return printJson(clients);
       printTable(
-        clients.map((c) => ({ client_id: c.client_id, name: c.name, scopes: c.scopes.join(' '), created: c.created_at })),
-        ['client_id', 'name', 'scopes', 'created'],
+        clients.map((c) => ({ client_id: c.client_id, name: c.name, scopes: c.scopes.join(' '), resource_server: c.resource_server ? 'yes' : 'no', created: c.created_at })),
+        ['client_id', 'name', 'scopes', 'resource_server', 'created'],
       );
     },
   },
@@ -57,13 +59,13 @@ export const clientCommands: Command[] = [
   {
     group: 'keys',
     name: 'rotate',
-    summary: 'Rotate the JWT signing key; the previous key stays in the JWKS for tokens already issued.',
+    summary: 'Rotate the JWT signing key; the old key stays in the JWKS until the tokens it signed have expired.',
     usage: 'gatewayctl keys rotate [--json]',
     options: { ...ADMIN_OPTIONS },
     async run(values) {
       const result = await adminRequest<{ active_kid: string; previous_kid: string }>(adminConnection(values), 'POST', '/admin/v1/signing-keys/rotate');
       if (values.json) return printJson(result);
-      console.log(`Active key:   ${result.active_kid}\nPrevious key: ${result.previous_kid} (still verifies tokens until the next rotation)`);
+      console.log(`Active key:   ${result.active_kid}\nPrevious key: ${result.previous_kid} (still verifies the tokens it signed until they expire)`);
     },
   },
 ];

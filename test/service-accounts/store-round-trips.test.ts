@@ -1,0 +1,78 @@
+// Store round trips per signed request (the review found a nonce key written for every request
+// with a known Access ID and random signature bytes): a refused request makes one read-only round
+// trip at most and writes nothing; a valid one makes two, the only write coming after its signature
+// has verified and it is authorized. Counted on a real Redis store wrapped to record each call.
+import { randomBytes, randomUUID } from 'node:crypto';
+import t from 'tap';
+import { buildGateway } from '../../gateway/app.js';
+import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
+import { openStore } from '../../gateway/store/open-store.js';
+import type { CredentialStore } from '../../gateway/store/types.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { testSettings } from '../helpers/gateway.js';
+import { LogCapture } from '../helpers/log-capture.js';
+import { deleteKeysWithPrefix } from '../helpers/redis.js';
+import { createServiceAccount, signedInject } from '../helpers/signing.js';
+
+/** Wraps a store so that every method call is recorded by name. */
+function recording(store: CredentialStore): { store: CredentialStore; calls: string[] } {
+  const calls: string[] = [];
+  const proxy = new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(name));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { store: proxy, calls };
+}
+
+t.test('round trips and writes per signed request', async (t) => {
+  const upstreams = { public: await startEchoUpstream('public'), banking: await startEchoUpstream('banking') };
+  const { settings, redisPrefix } = await testSettings({ publicUpstream: upstreams.public.url, bankingUpstream: upstreams.banking.url });
+  const real = await openStore(settings);
+  const { store, calls } = recording(real);
+  const gateway = await buildGateway(settings, { store, logStream: new LogCapture() });
+  t.teardown(async () => {
+    await gateway.close();
+    await real.close();
+    await upstreams.public.close();
+    await upstreams.banking.close();
+    await deleteKeysWithPrefix(redisPrefix!);
+  });
+  const tg = { gateway, settings, adminToken: settings.adminToken!, upstreams, logs: new LogCapture(), redisPrefix } as TestGateway;
+  const sa = await createServiceAccount(tg, { permissions: ['view_balance'], allowed_ips: ['10.0.0.0/8'] });
+  const during = async (send: () => Promise<unknown>) => {
+    calls.length = 0;
+    await send();
+    // Last-use recording is batched off the request path; it is not a round trip of the request.
+    return calls.filter((name) => name !== 'recordServiceAccountUse');
+  };
+
+  // Warm up: background work at start (the signing keys' change watcher reads once) settles first.
+  t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const valid = await during(async () => t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200));
+  t.same(valid, ['serviceAccountForRequest', 'consumeNonce'], 'a valid request: one read, then the one write');
+
+  const refusals: Array<[string, () => Promise<unknown>]> = [
+    ['random signature bytes', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', after: { signature: `sig1=:${randomBytes(64).toString('base64')}:` } })],
+    ['unknown Access ID', () => signedInject(tg, { ...sa, account: { ...sa.account, access_id: randomUUID() } }, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })],
+    ['address not allowed', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '192.0.2.1' })],
+    ['permission missing', () => signedInject(tg, sa, { method: 'POST', url: '/v1/transfers', body: '{}', remoteAddress: '10.1.2.3' })],
+    ['signature expired', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { created: Math.floor(Date.now() / 1000) - 3600 } })],
+  ];
+  for (const [name, send] of refusals) {
+    const made = await during(async () => t.ok((await send() as { statusCode: number }).statusCode >= 400, name));
+    t.ok(made.length <= 1, `${name}: ${made.length} round trip(s)`);
+    t.notOk(made.includes('consumeNonce'), `${name}: nothing written`);
+  }
+
+  const nonce = randomUUID();
+  await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } });
+  const replay = await during(async () => t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } })).statusCode, 401));
+  t.same(replay, ['serviceAccountForRequest'], 'a replay is refused from the read, writing nothing');
+});
