@@ -72,6 +72,8 @@ async function main(): Promise<void> {
           GATEWAY_ADMIN_TOKEN: adminToken,
           GATEWAY_DATA_DIR: dataDir,
           GATEWAY_LOG_LEVEL: 'warn',
+          // Nothing to drain between scenarios: stop at once.
+          GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
           GATEWAY_REDIS_KEY_PREFIX: redisPrefix,
           PUBLIC_UPSTREAM: upstream,
           BANKING_UPSTREAM: upstream,

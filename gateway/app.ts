@@ -6,27 +6,30 @@ import formBody from '@fastify/formbody';
 import type { DestinationStream } from 'pino';
 import type { Settings } from './config/settings.js';
 import { GatewayError } from './errors.js';
+import { audit } from './http/audit.js';
 import { BodyBudget, countBodyAgainst } from './http/body-budget.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { installErrorReplies, sendError } from './http/error-reply.js';
 import { FailureThrottle } from './http/failure-throttle.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, traceAwareChildLogger } from './http/logging.js';
+import { BUILD } from './build-info.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { clientAddressText } from './net/client-ip.js';
 import { AccessTokens } from './oauth/access-tokens.js';
 import { ClientAuthenticator } from './oauth/client-authentication.js';
-import { ClientSecretHasher } from './oauth/client-secrets.js';
 import { registerDiscovery } from './oauth/discovery.js';
-import { SigningKeys } from './oauth/signing-keys.js';
+import type { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
 import { BearerAuthenticator } from './pipeline/authenticate-bearer.js';
 import { registerPipeline } from './pipeline/pipeline.js';
 import { loadPolicyDirectory } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
+import { Lifecycle } from './process/lifecycle.js';
 import { SignatureAuthenticator } from './service-accounts/signature-authenticator.js';
 import { UsageRecorder } from './service-accounts/usage-recorder.js';
-import { openStore } from './store/open-store.js';
+import { openStoreRuntime } from './ops/store-runtime.js';
+import type { Readiness } from './ops/readiness.js';
 import type { CredentialStore } from './store/types.js';
 import { registerAdmin } from './admin/admin-app.js';
 
@@ -35,6 +38,8 @@ export interface GatewayOptions {
   store?: CredentialStore;
   /** Where both listeners write their JSON logs (tests capture them). */
   logStream?: DestinationStream;
+  /** Called when the gateway must not run (production with a Redis that does not persist): main.ts exits. */
+  onFatal?: (message: string) => void;
 }
 
 export interface Gateway {
@@ -45,6 +50,10 @@ export interface Gateway {
   readonly policy: PolicyHolder;
   readonly keys: SigningKeys;
   readonly metrics: GatewayMetrics;
+  /** Store up, shared keys loaded, persistence acceptable: what /readyz reports (gateway/ops/readiness.ts). */
+  readonly readiness: Readiness;
+  /** Draining once a stop began (gateway/process/drain.ts): /readyz answers 503. */
+  readonly lifecycle: Lifecycle;
   /** Re-reads the policy files; a bad file keeps the running policy and says why. */
   reloadPolicy(): { ok: boolean; routes: number; error?: string };
   close(): Promise<void>;
@@ -55,9 +64,13 @@ function newFastify(settings: Settings, options: GatewayOptions, bodyLimit: numb
     logger: loggerOptions(settings.logLevel, options.logStream),
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    childLoggerFactory: traceAwareChildLogger,
     // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
     trustProxy: false,
     bodyLimit,
+    // A request that reaches a closing listener on an open connection is answered (Fastify adds
+    // Connection: close), never refused: a stop must not fail requests (gateway/process/drain.ts).
+    return503OnClosing: false,
     // What an unauthenticated client can hold: a connection, for these times at most.
     requestTimeout: settings.requestTimeoutMs,
     keepAliveTimeout: settings.keepAliveTimeoutMs,
@@ -83,11 +96,15 @@ function observeRequests(app: FastifyInstance, metrics: GatewayMetrics): void {
     const route = request.gateway?.route.id ?? (own && own !== '/' && own !== '/*' ? own : 'unmatched');
     const outcome = request.errorCode ?? (reply.statusCode < 400 || request.gateway?.principal ? 'forwarded' : `status_${reply.statusCode}`);
     metrics.requests.inc({ route, outcome });
+    if (request.errorCode === 'rate_limited') metrics.rateLimited.inc({ route });
+    const forwardedAt = request.gateway?.forwardedAt;
+    if (forwardedAt !== undefined) metrics.stages.upstream.observe((performance.now() - forwardedAt) / 1000);
     metrics.duration.observe({ route, outcome }, reply.elapsedTime / 1000);
     const code = request.errorCode;
     if (code && (reply.statusCode === 401 || reply.statusCode === 403 || code === 'too_many_requests')) {
       const scheme = request.gateway?.route.auth ?? 'client';
       metrics.authFailures.inc({ scheme, reason: code });
+      audit(request.log, 'request.denied', { reason: code, scheme, route, status: reply.statusCode, address: request.gateway?.clientAddress?.toString() ?? request.socket.remoteAddress ?? null });
     }
   });
 }
@@ -97,16 +114,18 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   if (!settings.adminToken) throw new Error('buildGateway needs GATEWAY_ADMIN_TOKEN');
   // The policy is validated before the store is opened: a bad file stops the start with nothing to clean up.
   const policy = new PolicyHolder(() => loadPolicyDirectory(settings.policiesDir));
-  const store = options.store ?? (await openStore(settings));
-  const metrics = new GatewayMetrics();
-  const hasher = await ClientSecretHasher.open(store);
-  const keys = await SigningKeys.open(store, settings);
+  const metrics = new GatewayMetrics(BUILD);
+  // Does not wait for the store to answer: the gateway starts (not ready) while Redis is down.
+  const storeRuntime = await openStoreRuntime(settings, options, metrics);
+  const { store, hasher, keys, readiness } = storeRuntime;
   const tokens = new AccessTokens(settings, keys);
   const usage = new UsageRecorder(store);
 
   const bodyBudget = new BodyBudget(settings.bodyBufferBudgetBytes);
   metrics.observeBodyBudget(bodyBudget);
   const publicApp = newFastify(settings, options, settings.maxBodyBytes);
+  // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
+  publicApp.addHook('onRequest', readiness.gate());
   observeRequests(publicApp, metrics);
   const addressOf = (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
@@ -128,8 +147,10 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   registerDiscovery(publicApp, settings, keys);
   await registerPipeline(publicApp, {
     settings,
+    observe: metrics.stages,
     upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream },
     routes: () => policy.current,
+    rateLimits: store,
     authenticators: {
       bearer: new BearerAuthenticator(tokens, store),
       signature: new SignatureAuthenticator(store, settings, bodyBudget),
@@ -141,7 +162,8 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
 
   const adminApp = newFastify(settings, options, settings.adminMaxBodyBytes);
   adminApp.addHook('preParsing', countBodyAgainst(bodyBudget));
-  await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy });
+  const lifecycle = new Lifecycle();
+  await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy, lifecycle, readiness });
 
   let closed = false;
   return {
@@ -152,6 +174,8 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     policy,
     keys,
     metrics,
+    lifecycle,
+    readiness,
     reloadPolicy() {
       const result = policy.reload();
       metrics.policyReloads.inc({ result: result.ok ? 'ok' : 'rejected' });
@@ -162,8 +186,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       closed = true;
       await Promise.all([publicApp.close(), adminApp.close()]);
       await usage.close();
-      keys.close();
-      if (!options.store) await store.close();
+      await storeRuntime.close();
     },
   };
 }

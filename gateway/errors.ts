@@ -29,6 +29,9 @@ export const ERRORS = {
   ip_not_allowed: { status: 403, message: 'The client address is not in the service account\'s allow-list.' },
   permission_denied: { status: 403, message: 'The service account lacks the permission this route requires.' },
 
+  // Rate limits of policy routes (per credential; distinct from the sign-in throttle's too_many_requests)
+  rate_limited: { status: 429, message: 'This credential has sent more requests to this route than its rate limit allows; retry after Retry-After seconds.' },
+
   // Token endpoint (RFC 6749 section 5.2 codes plus the seed's auth_error)
   auth_error: { status: 401, message: 'Client authentication failed: the client is invalid.' },
   invalid_request: { status: 400, message: 'The token request is malformed.' },

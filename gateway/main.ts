@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Entry point of `npm start`: validate settings once, open the store, start both listeners.
+// Entry point of `npm start`: validate settings once, open the store, start both listeners. With
+// GATEWAY_WORKERS > 1 this process is the cluster primary and the workers run this file again.
+import cluster from 'node:cluster';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -8,6 +10,12 @@ import { buildGateway } from './app.js';
 import { loadSettings, redactUrl, SettingsError, type Settings } from './config/settings.js';
 import { startEchoUpstream, type EchoUpstream } from './examples/echo-upstream.js';
 import { PolicyError } from './policy/policy-loader.js';
+import { obeyOrders } from './process/control.js';
+import { drainTiming } from './process/drain.js';
+import { reportReady } from './process/messages.js';
+import { writePidFile } from './process/pid-file.js';
+import { superviseWorkers } from './process/workers.js';
+import { describeRedis } from './store/redis-connection.js';
 
 const log = pino({ name: 'gateway' });
 
@@ -38,32 +46,45 @@ async function main(): Promise<void> {
     log.warn({ upstream: name, url: echo.url }, `EXAMPLE upstream: no ${name === 'public' ? 'PUBLIC_UPSTREAM' : 'BANKING_UPSTREAM'} is set, so requests go to a built-in echo server`);
   }
   settings = Object.freeze({ ...settings, ...filled });
+  const closeExamples = async (): Promise<void> => {
+    await Promise.all(examples.map((e) => e.close()));
+  };
+  const timing = drainTiming(settings);
 
-  const gateway = await buildGateway(settings);
+  if (settings.workers > 1 && cluster.isPrimary) {
+    // The workers read their settings again; what was filled in here reaches them through the
+    // environment (the example upstreams run in this process, shared by all workers).
+    const env = { PUBLIC_UPSTREAM: filled.publicUpstream, BANKING_UPSTREAM: filled.bankingUpstream, GATEWAY_ADMIN_TOKEN: filled.adminToken };
+    superviseWorkers(log, {
+      workers: settings.workers,
+      env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
+      // A worker's drain, its in-flight requests, then a margin to close the store.
+      stopTimeoutMs: timing.drainMs + timing.finishMs + 5000,
+      onStarted: () => {
+        if (settings.pidFile) writePidFile(settings.pidFile);
+      },
+      afterStop: closeExamples,
+    });
+    return;
+  }
+
+  // Stays up while Redis is down (not ready); exits only when the Redis it reaches must not be used.
+  const gateway = await buildGateway(settings, {
+    onFatal: (message) => {
+      log.fatal(message);
+      process.exit(1);
+    },
+  });
   await gateway.publicApp.listen({ host: settings.host, port: settings.port });
   await gateway.adminApp.listen({ host: settings.adminHost, port: settings.adminPort });
+  obeyOrders(gateway, log, { timing, afterClose: closeExamples });
+  // The pid file exists before "gateway started" is logged: whoever waits for that line can signal.
+  if (cluster.isPrimary && settings.pidFile) writePidFile(settings.pidFile);
   log.info(
-    { store: settings.redisUrl ? redactUrl(settings.redisUrl) : 'embedded', routes: gateway.policy.current.routes.length, public: settings.port, admin: settings.adminPort },
-    'gateway started',
+    { store: describeRedis(settings, redactUrl), routes: gateway.policy.current.routes.length, public: settings.port, admin: settings.adminPort },
+    cluster.isWorker ? 'worker started' : 'gateway started',
   );
-
-  process.on('SIGHUP', () => {
-    const result = gateway.reloadPolicy();
-    if (result.ok) log.info({ routes: result.routes }, 'policy reloaded');
-    else log.error({ error: result.error, routes: result.routes }, 'policy reload rejected; the running policy is kept');
-  });
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping: finishing in-flight requests');
-    await gateway.close();
-    await Promise.all(examples.map((e) => e.close()));
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  if (cluster.isWorker) reportReady();
 }
 
 main().catch((error: unknown) => {

@@ -48,9 +48,18 @@ if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) {
   if (root && has('apt-get')) aptInstall('python3-cryptography');
   if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) problems.push('python3 with the cryptography package is needed (apt-get install python3-cryptography).');
 }
-for (const [tool, pkg] of [['openssl', 'openssl'], ['curl', 'curl'], ['ssh-keygen', 'openssh-client']]) {
-  if (!has(tool) && root && has('apt-get')) aptInstall(pkg);
-  if (!has(tool)) problems.push(`${tool} is needed by the signing tests (apt-get install ${pkg}).`);
+const tools = [
+  ['openssl', 'openssl', 'the signing tests'],
+  ['curl', 'curl', 'the signing tests'],
+  ['ssh-keygen', 'openssh-client', 'the signing tests'],
+  ['nginx', 'nginx', 'the rolling-restart test (nginx in front of two instances)'],
+  ['promtool', 'prometheus', 'the alert-rule check (promtool check rules)'],
+];
+// Debian installs nginx in /usr/sbin, which a non-root PATH may lack.
+const hasTool = (tool) => has(tool) || existsSync(`/usr/sbin/${tool}`);
+for (const [tool, pkg, user] of tools) {
+  if (!hasTool(tool) && root && has('apt-get')) aptInstall(pkg);
+  if (!hasTool(tool)) problems.push(`${tool} is needed by ${user} (apt-get install ${pkg}).`);
 }
 
 if (problems.length > 0) {

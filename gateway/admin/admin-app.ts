@@ -6,9 +6,13 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { ClientSecretHasher } from '../oauth/client-secrets.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { PolicyHolder } from '../policy/route-table.js';
+import type { Lifecycle } from '../process/lifecycle.js';
+import type { Readiness } from '../ops/readiness.js';
+import { reasonOf } from '../store/circuit-breaker.js';
 import type { CredentialStore } from '../store/types.js';
 import { adminGuard } from './admin-auth.js';
 import { requireAdminHost } from './admin-host.js';
+import { actorOf, audit } from '../http/audit.js';
 import { registerClientRoutes } from './clients-routes.js';
 import { openApiDocument } from './openapi.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
@@ -21,6 +25,8 @@ export interface AdminDependencies {
   keys: SigningKeys;
   metrics: GatewayMetrics;
   policy: PolicyHolder;
+  lifecycle: Lifecycle;
+  readiness: Readiness;
 }
 
 export async function registerAdmin(app: FastifyInstance, deps: AdminDependencies): Promise<void> {
@@ -28,12 +34,25 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
-    try {
-      await deps.store.ping();
-      return { status: 'ready', store: deps.store.kind };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', store: deps.store.kind, error: 'store_unavailable' });
+    // A stopping process still answers, but load balancers must send new work elsewhere.
+    if (deps.lifecycle.draining) return reply.code(503).send({ status: 'draining', store: deps.store.kind });
+    // What is missing (store, redis_persistence, client_secret_hash_key, signing_keys) and why.
+    const missing = deps.readiness.missing();
+    if (missing.length === 0) {
+      try {
+        await deps.store.ping();
+        return { status: 'ready', store: deps.store.kind };
+      } catch (error) {
+        missing.push({ what: 'store', why: reasonOf(error) });
+      }
     }
+    return reply.code(503).send({
+      status: 'unavailable',
+      store: deps.store.kind,
+      error: 'store_unavailable',
+      missing: missing.map((m) => m.what),
+      details: Object.fromEntries(missing.map((m) => [m.what, m.why])),
+    });
   });
 
   app.get('/metrics', async (_request, reply) => {
@@ -51,8 +70,9 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     registerClientRoutes(api, deps.store, deps.hasher);
     registerServiceAccountRoutes(api, deps.store);
 
-    api.post('/admin/v1/signing-keys/rotate', async () => {
+    api.post('/admin/v1/signing-keys/rotate', async (request) => {
       const { kid, previousKid } = await deps.keys.rotate();
+      audit(request.log, 'credential.rotated', { kind: 'signing_key', kid, previous_kid: previousKid, by: actorOf(request) });
       return { active_kid: kid, previous_kid: previousKid };
     });
 
@@ -66,6 +86,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
         auth: r.auth,
         scopes: r.scopes,
         permissions: r.permissions,
+        rate_limit: r.rateLimit ? { requests: r.rateLimit.requests, per_seconds: r.rateLimit.perSeconds } : null,
       })),
     }));
   });

@@ -3,6 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
+import { audit } from '../http/audit.js';
 
 /** A second way in, e.g. a dashboard session cookie. Returns false when it does not apply. */
 export type AdminSessionCheck = (request: FastifyRequest) => Promise<boolean>;
@@ -22,6 +23,7 @@ export function adminGuard(adminToken: string, sessionCheck?: AdminSessionCheck)
     if (header !== undefined) {
       const match = /^Bearer +(\S+) *$/i.exec(header);
       if (match && secretsEqual(match[1]!, adminToken)) return;
+      audit(request.log, 'admin.denied', { reason: 'wrong admin token', method: request.method, path: request.url.split('?', 1)[0] });
       throw new GatewayError('admin_unauthorized', 'The admin token is wrong.', { headers: { 'www-authenticate': 'Bearer realm="gateway-admin"' } });
     }
     if (sessionCheck && (await sessionCheck(request))) return;

@@ -5,6 +5,8 @@ import { GatewayError } from '../errors.js';
 import { generateClientSecret, type ClientSecretHasher } from '../oauth/client-secrets.js';
 import { SCOPES } from '../policy/vocabulary.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
+import { actorOf, audit } from '../http/audit.js';
+import { pageRequest } from './paging.js';
 import { nameSet, objectBody, optionalAccountId, optionalBoolean, requiredText } from './validate.js';
 
 /** The client as the admin API shows it: never the secret hash. */
@@ -34,18 +36,19 @@ export function registerClientRoutes(app: FastifyInstance, store: CredentialStor
       scopes: nameSet(body, 'scopes', SCOPES),
       accountId: optionalAccountId(body),
       resourceServer: optionalBoolean(body, 'resource_server', false),
-      secretHash: hasher.hash(secret),
+      // Re-reads the shared key first: a client is never stored under a key the store lost.
+      secretHash: await hasher.hashForStorage(secret),
       createdAt: new Date().toISOString(),
     };
     if (!(await store.createClient(client))) throw new GatewayError('internal_error', 'client id collision; try again');
     reply.header('cache-control', 'no-store');
+    audit(request.log, 'credential.created', { kind: 'oauth_client', client_id: client.clientId, scopes: client.scopes, resource_server: client.resourceServer ?? false, by: actorOf(request) });
     return reply.code(201).send({ ...publicClient(client), client_secret: secret });
   });
 
-  app.get('/admin/v1/clients', async () => {
-    const clients = await store.listClients();
-    clients.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-    return { clients: clients.map(publicClient) };
+  app.get('/admin/v1/clients', async (request) => {
+    const { items, nextCursor } = await store.listClients(pageRequest(request.query));
+    return { clients: items.map(publicClient), next_cursor: nextCursor };
   });
 
   app.get<{ Params: { clientId: string } }>('/admin/v1/clients/:clientId', async (request) => {
@@ -56,6 +59,7 @@ export function registerClientRoutes(app: FastifyInstance, store: CredentialStor
 
   app.delete<{ Params: { clientId: string } }>('/admin/v1/clients/:clientId', async (request, reply) => {
     if (!(await store.deleteClient(request.params.clientId))) throw new GatewayError('not_found', 'No client with that client_id.');
+    audit(request.log, 'credential.deleted', { kind: 'oauth_client', client_id: request.params.clientId, by: actorOf(request) });
     return reply.code(204).send();
   });
 }

@@ -1,10 +1,13 @@
 // Admin API for service accounts (DESIGN 2.4). The Access ID is returned in full once, in the 201
 // answer; everywhere else only its hint (the first 8 characters) is shown.
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../errors.js';
+import { GatewayError, invalidField } from '../errors.js';
+import { actorOf, audit } from '../http/audit.js';
 import { maskAccessId } from '../http/logging.js';
 import { serviceAccountFromInput } from '../service-accounts/account-input.js';
 import type { CredentialStore, ServiceAccountRecord } from '../store/types.js';
+import { isUuid } from '../uuid.js';
+import { pageRequest } from './paging.js';
 
 /** The account as the admin API shows it, without the full Access ID. */
 export function publicServiceAccount(account: ServiceAccountRecord) {
@@ -33,15 +36,23 @@ export function registerServiceAccountRoutes(app: FastifyInstance, store: Creden
   app.post('/admin/v1/service-accounts', async (request, reply) => {
     const account = serviceAccountFromInput(request.body);
     if (!(await store.createServiceAccount(account))) throw new GatewayError('internal_error', 'service account id collision; try again');
-    request.log.info({ service_account_id: account.id, access_id: maskAccessId(account.accessId) }, 'service account created');
+    audit(request.log, 'credential.created', { kind: 'service_account', service_account_id: account.id, access_id: maskAccessId(account.accessId), fingerprint: account.fingerprint, permissions: account.permissions, by: actorOf(request) });
     reply.header('cache-control', 'no-store');
     return reply.code(201).send({ ...publicServiceAccount(account), access_id: account.accessId });
   });
 
-  app.get('/admin/v1/service-accounts', async () => {
-    const accounts = await store.listServiceAccounts();
-    accounts.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    return { service_accounts: accounts.map(publicServiceAccount) };
+  // A page of accounts, or (access_id=...) the one account behind a full Access ID, for support
+  // staff; the answer shows only its hint, never the ID that was asked for.
+  app.get('/admin/v1/service-accounts', async (request) => {
+    const { access_id: accessId, ...page } = pageRequest(request.query, ['access_id']);
+    if (accessId !== undefined) {
+      if (page.cursor !== undefined) throw invalidField('cursor', 'cannot be combined with access_id');
+      if (!isUuid(String(accessId))) throw invalidField('access_id', 'must be a full Access ID (a UUID)');
+      const account = await store.findServiceAccountByAccessId(String(accessId));
+      return { service_accounts: account ? [publicServiceAccount(account)] : [], next_cursor: null };
+    }
+    const { items, nextCursor } = await store.listServiceAccounts(page);
+    return { service_accounts: items.map(publicServiceAccount), next_cursor: nextCursor };
   });
 
   app.get<{ Params: { id: string } }>('/admin/v1/service-accounts/:id', async (request) => {
@@ -52,7 +63,7 @@ export function registerServiceAccountRoutes(app: FastifyInstance, store: Creden
 
   app.delete<{ Params: { id: string } }>('/admin/v1/service-accounts/:id', async (request, reply) => {
     if (!(await store.deleteServiceAccount(request.params.id))) throw new GatewayError('not_found', NOT_FOUND);
-    request.log.info({ service_account_id: request.params.id }, 'service account deleted');
+    audit(request.log, 'credential.deleted', { kind: 'service_account', service_account_id: request.params.id, by: actorOf(request) });
     return reply.code(204).send();
   });
 }

@@ -41,3 +41,24 @@ export async function adminRequest<T>(connection: AdminConnection, method: strin
   if (!response.ok) throw new CliError(`${response.status} ${parsed.error ?? ''}: ${parsed.message ?? text}`.trim());
   return parsed;
 }
+
+/** Every item of a paged admin list, following next_cursor page by page (the gateway never sends them all at once). */
+export async function allPages<T>(connection: AdminConnection, path: string, key: string, pageSize: number): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `?limit=${pageSize}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+    const page: Record<string, unknown> = await adminRequest<Record<string, unknown>>(connection, 'GET', path + query);
+    items.push(...(page[key] as T[]));
+    cursor = (page.next_cursor as string | null | undefined) ?? null;
+  } while (cursor !== null);
+  return items;
+}
+
+/** --page-size: how many items each request asks for (1 to 1000, default 500). */
+export function pageSize(value: unknown): number {
+  if (value === undefined) return 500;
+  const size = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || size < 1 || size > 1000) throw new CliError('--page-size must be a whole number from 1 to 1000');
+  return size;
+}

@@ -1,23 +1,30 @@
 // Settings are read once at start from config/gateway.yaml (or GATEWAY_CONFIG) and the environment,
 // validated, frozen, and passed to buildApp. Nothing else in the gateway reads process.env.
 import { readFileSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseCidrList, type Cidr } from '../net/cidr.js';
+import { redisConnectionSettings, RedisSettingsError, usesRedis, type RedisConnectionSettings } from './redis-settings.js';
+import { readSecretKeyFile } from './secret-key-file.js';
 
 export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
-export interface Settings {
+export interface Settings extends RedisConnectionSettings {
   readonly environment: 'development' | 'production';
   readonly host: string;
   readonly port: number;
   readonly adminHost: string;
   readonly adminPort: number;
   readonly logLevel: string;
-  /** Unset: the embedded single-process store. */
+  /** Unset (and no Cluster or Sentinel settings): the embedded single-process store. */
   readonly redisUrl: string | undefined;
   readonly redisKeyPrefix: string;
+  /** Longest wait for one Redis command before it fails as StoreUnavailableError (ioredis commandTimeout). */
+  readonly redisCommandTimeoutMs: number;
+  /** Refuse readiness (and in production the start) unless Redis persists every write (AOF). */
+  readonly requireRedisPersistence: boolean;
   /** Where the embedded store keeps its snapshot; unset keeps it in memory only. */
   readonly embeddedStorePath: string | undefined;
   /** Unset only in development, where main.ts generates one into dataDir. */
@@ -62,11 +69,19 @@ export interface Settings {
   readonly adminHostnames: readonly string[];
   /** A JWKS file of private signing keys (first is active); unset: keys are generated and kept in the store. */
   readonly jwtSigningKeyFile: string | undefined;
+  /** A file with the client-secret hashing key (hex or base64url, 32+ bytes); unset: generated and kept in the store. */
+  readonly clientSecretHashKeyFile: string | undefined;
   /** Dashboard users who sign in with a password (besides the admin token). */
   readonly dashboardUsers: readonly DashboardUser[];
   readonly sessionTtlSeconds: number;
   /** Mark session cookies Secure; set when the admin listener is served over TLS. */
   readonly cookieSecure: boolean;
+  /** On SIGTERM: seconds of serving with /readyz 503 and Connection: close before the listeners stop accepting. */
+  readonly shutdownDrainSeconds: number;
+  /** Processes serving the same ports (node:cluster); 1 runs no cluster. */
+  readonly workers: number;
+  /** Where the process to signal (the primary, with workers) writes its pid; unset: no file. */
+  readonly pidFile: string | undefined;
 }
 
 export interface DashboardUser {
@@ -94,6 +109,17 @@ const SOURCES = {
   logLevel: ['log_level', 'GATEWAY_LOG_LEVEL'],
   redisUrl: ['redis_url', 'REDIS_URL'],
   redisKeyPrefix: ['redis_key_prefix', 'GATEWAY_REDIS_KEY_PREFIX'],
+  redisClusterNodes: ['redis_cluster_nodes', 'REDIS_CLUSTER_NODES'],
+  redisSentinels: ['redis_sentinels', 'REDIS_SENTINELS'],
+  redisSentinelMaster: ['redis_sentinel_master', 'REDIS_SENTINEL_MASTER'],
+  redisUsername: ['redis_username', 'REDIS_USERNAME'],
+  redisPassword: ['redis_password', 'REDIS_PASSWORD'],
+  redisSentinelUsername: ['redis_sentinel_username', 'REDIS_SENTINEL_USERNAME'],
+  redisSentinelPassword: ['redis_sentinel_password', 'REDIS_SENTINEL_PASSWORD'],
+  redisTls: ['redis_tls', 'REDIS_TLS'],
+  redisTlsCaFile: ['redis_tls_ca_file', 'REDIS_TLS_CA_FILE'],
+  redisCommandTimeoutMs: ['redis_command_timeout_ms', 'GATEWAY_REDIS_COMMAND_TIMEOUT_MS'],
+  requireRedisPersistence: ['require_redis_persistence', 'GATEWAY_REQUIRE_REDIS_PERSISTENCE'],
   embeddedStorePath: ['embedded_store_path', 'GATEWAY_EMBEDDED_STORE_PATH'],
   adminToken: ['admin_token', 'GATEWAY_ADMIN_TOKEN'],
   dataDir: ['data_dir', 'GATEWAY_DATA_DIR'],
@@ -122,12 +148,19 @@ const SOURCES = {
   adminHostnames: ['admin_hostnames', 'GATEWAY_ADMIN_HOSTNAMES'],
   throttleWindowSeconds: ['throttle_window_seconds', 'GATEWAY_THROTTLE_WINDOW_SECONDS'],
   jwtSigningKeyFile: ['jwt_signing_key_file', 'GATEWAY_JWT_SIGNING_KEY_FILE'],
+  clientSecretHashKeyFile: ['client_secret_hash_key_file', 'GATEWAY_CLIENT_SECRET_HASH_KEY_FILE'],
   dashboardUsers: ['dashboard_users', 'GATEWAY_DASHBOARD_USERS'],
   sessionTtlSeconds: ['session_ttl_seconds', 'GATEWAY_SESSION_TTL_SECONDS'],
   cookieSecure: ['cookie_secure', 'GATEWAY_COOKIE_SECURE'],
+  shutdownDrainSeconds: ['shutdown_drain_seconds', 'GATEWAY_SHUTDOWN_DRAIN_SECONDS'],
+  workers: ['workers', 'GATEWAY_WORKERS'],
+  pidFile: ['pid_file', 'GATEWAY_PID_FILE'],
 } as const satisfies Record<keyof Settings, readonly [string, string]>;
 
 type Key = keyof typeof SOURCES;
+
+/** Every environment variable the gateway reads (deployment files are checked against it). */
+export const SETTING_ENV_NAMES: readonly string[] = Object.values(SOURCES).map(([, envName]) => envName);
 
 /** Reads a value: environment first, then YAML. Returns [value, the name to report]. */
 function lookup(key: Key, yaml: Raw, env: NodeJS.ProcessEnv): [unknown, string] {
@@ -208,6 +241,26 @@ function adminHostnames(yaml: Raw, env: NodeJS.ProcessEnv): string[] {
   return names;
 }
 
+/** GATEWAY_WORKERS: a count or `auto` (one per available core). Several need a store they share. */
+function workerCount(yaml: Raw, env: NodeJS.ProcessEnv, sharedStore: boolean): number {
+  const [value, name] = lookup('workers', yaml, env);
+  const count = String(value ?? '').trim().toLowerCase() === 'auto' ? availableParallelism() : int('workers', yaml, env, 1, 1, 256);
+  if (count > 1 && !sharedStore) {
+    throw new SettingsError(name, `${count} workers cannot share the embedded store (it lives in one process): set REDIS_URL, or GATEWAY_WORKERS=1`);
+  }
+  return count;
+}
+
+/** Cluster or Sentinel topology, credentials and TLS (redis-settings.ts), reported as SettingsError. */
+function redisConnection(yaml: Raw, env: NodeJS.ProcessEnv, redisUrl: string | undefined, cwd: string): RedisConnectionSettings {
+  try {
+    return redisConnectionSettings((key) => lookup(key, yaml, env), redisUrl, lookup('redisUrl', yaml, env)[1], cwd);
+  } catch (error) {
+    if (error instanceof RedisSettingsError) throw new SettingsError(error.setting, error.problem);
+    throw error;
+  }
+}
+
 function url(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, protocols: string[]): string | undefined {
   const text = str(key, yaml, env);
   if (text === undefined) return undefined;
@@ -278,6 +331,8 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
   const adminPort = int('adminPort', yaml, env, 8081, 0, 65535);
   const dataDir = resolve(cwd, str('dataDir', yaml, env, '.gateway')!);
   const redisUrl = url('redisUrl', yaml, env, ['redis:', 'rediss:']);
+  const redis = redisConnection(yaml, env, redisUrl, cwd);
+  const sharedStore = usesRedis({ ...redis, redisUrl });
 
   const adminToken = str('adminToken', yaml, env);
   if (adminToken !== undefined && adminToken.length < 32) {
@@ -293,7 +348,9 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     // Production never falls back to the example echo upstreams.
     if (!publicUpstream) throw new SettingsError(SOURCES.publicUpstream[1], 'is required in production');
     if (!bankingUpstream) throw new SettingsError(SOURCES.bankingUpstream[1], 'is required in production');
-    if (!redisUrl) throw new SettingsError(SOURCES.redisUrl[1], 'is required in production (the embedded store is single-process)');
+    if (!sharedStore) {
+      throw new SettingsError(SOURCES.redisUrl[1], 'is required in production, or REDIS_CLUSTER_NODES, or REDIS_SENTINELS with REDIS_SENTINEL_MASTER (the embedded store is single-process)');
+    }
   }
 
   const jwtAllowedAlgorithms = list('jwtAllowedAlgorithms', yaml, env, ['EdDSA']);
@@ -320,6 +377,16 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     throw new SettingsError(lookup('jwtSigningKeyFile', yaml, env)[1], `file ${resolve(cwd, jwtSigningKeyFile)} does not exist`);
   }
 
+  const pidFile = str('pidFile', yaml, env);
+  const clientSecretHashKeyFile = str('clientSecretHashKeyFile', yaml, env);
+  if (clientSecretHashKeyFile !== undefined) {
+    try {
+      readSecretKeyFile(resolve(cwd, clientSecretHashKeyFile));
+    } catch (error) {
+      throw new SettingsError(lookup('clientSecretHashKeyFile', yaml, env)[1], (error as Error).message);
+    }
+  }
+
   const issuer = url('issuer', yaml, env, ['http:', 'https:']) ?? `http://localhost:${port}`;
 
   const maxBodyBytes = int('maxBodyBytes', yaml, env, 1_048_576, 1, 104_857_600);
@@ -343,7 +410,12 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     logLevel: oneOf('logLevel', yaml, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     redisUrl,
     redisKeyPrefix: str('redisKeyPrefix', yaml, env, 'gateway:')!,
-    embeddedStorePath: redisUrl ? undefined : resolve(dataDir, str('embeddedStorePath', yaml, env, 'embedded-store.json')!),
+    // 250 ms: ~100x a healthy round trip, yet a request making a few store calls still answers in under a second.
+    redisCommandTimeoutMs: int('redisCommandTimeoutMs', yaml, env, 250, 10, 10_000),
+    // A Redis that forgets writes on restart forgets deletions too: production insists by default.
+    requireRedisPersistence: bool('requireRedisPersistence', yaml, env, environment === 'production'),
+    ...redis,
+    embeddedStorePath: sharedStore ? undefined : resolve(dataDir, str('embeddedStorePath', yaml, env, 'embedded-store.json')!),
     adminToken,
     dataDir,
     publicUpstream,
@@ -369,9 +441,14 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     adminHostnames: adminHostnames(yaml, env),
     throttleWindowSeconds: int('throttleWindowSeconds', yaml, env, 300, 1, 86_400),
     jwtSigningKeyFile: jwtSigningKeyFile === undefined ? undefined : resolve(cwd, jwtSigningKeyFile),
+    clientSecretHashKeyFile: clientSecretHashKeyFile === undefined ? undefined : resolve(cwd, clientSecretHashKeyFile),
     dashboardUsers: dashboardUsers(yaml, env),
     sessionTtlSeconds: int('sessionTtlSeconds', yaml, env, 28_800, 60, 604_800),
     cookieSecure: bool('cookieSecure', yaml, env, false),
+    shutdownDrainSeconds: int('shutdownDrainSeconds', yaml, env, 5, 0, 300),
+    // Any Redis is shared by all workers; the embedded store is not.
+    workers: workerCount(yaml, env, sharedStore),
+    pidFile: pidFile === undefined ? undefined : resolve(cwd, pidFile),
   };
   return Object.freeze(settings);
 }

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError, invalidField } from '../errors.js';
+import { audit } from '../http/audit.js';
 import { secretsEqual } from '../admin/admin-auth.js';
 import { objectBody, type Body } from '../admin/validate.js';
 import { burnPasswordCheck, verifyPassword } from './password-hash.js';
@@ -90,7 +91,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependenc
     // API's Bearer check allows anyway.
     const verified = await throttle.attempt({ address, credential: attempt.username }, () => attempt.verify());
     if (!verified) {
-      request.log.warn({ username: attempt.username, address }, 'dashboard sign-in failed');
+      audit(request.log, 'admin.sign_in_failed', { method: attempt.field === 'token' ? 'token' : 'password', username: attempt.username ?? null, address });
       throw new GatewayError('admin_unauthorized', FAILED, { field: attempt.field });
     }
     // A fresh id on every sign-in: an id planted before sign-in never becomes a session.
@@ -98,7 +99,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependenc
     if (previous !== undefined) await auth.sessions.end(previous);
     const { id, session } = await auth.sessions.create(verified.user, verified.method, verified.credential);
     auth.setCookie(reply, id);
-    request.log.info({ dashboard_user: session.user, method: session.method, address }, 'dashboard sign-in');
+    audit(request.log, 'admin.sign_in', { dashboard_user: session.user, method: session.method, address });
     return reply.header('cache-control', 'no-store').send(sessionBody(session));
   });
 
@@ -107,7 +108,7 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependenc
     if (found) {
       auth.requireCsrf(request, found.session);
       await auth.sessions.end(found.id);
-      request.log.info({ dashboard_user: found.session.user }, 'dashboard sign-out');
+      audit(request.log, 'admin.sign_out', { dashboard_user: found.session.user });
     }
     auth.clearCookie(reply);
     return reply.code(204).send();

@@ -53,7 +53,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
 export function installErrorReplies(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) request.log.error({ err: error, code: gatewayError.code }, 'request failed');
+    // A store outage is logged once, when it begins and ends (gateway/ops/store-transitions.ts), not
+    // with a stack per refused request; the request's own completion line still shows its 503.
+    if (gatewayError.status >= 500 && gatewayError.code !== 'store_unavailable') request.log.error({ err: error, code: gatewayError.code }, 'request failed');
     return sendError(request, reply, gatewayError);
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new GatewayError('route_not_found')));

@@ -42,3 +42,17 @@ export function loggerOptions(level: string, stream?: DestinationStream): Fastif
 export function maskAccessId(accessId: string): string {
   return accessId.length <= 8 ? '********' : `${accessId.slice(0, 8)}-****-****-****-************`;
 }
+
+// W3C Trace Context (version 00): trace-id and parent-id, neither all zeros.
+const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+/**
+ * Fastify's childLoggerFactory: every log line of a request carries the trace id of its W3C
+ * `traceparent` header (which is forwarded to the upstream as sent), so gateway and upstream logs
+ * join up. An invalid header is ignored, never echoed into the logs.
+ */
+export const traceAwareChildLogger: FastifyServerOptions['childLoggerFactory'] = function (logger, bindings, options, rawRequest) {
+  const header = rawRequest.headers.traceparent;
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header) : null;
+  return logger.child(match ? { ...bindings, trace_id: match[1], parent_span_id: match[2] } : bindings, options);
+};

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { SettingsError, type JwtAlgorithm, type Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import type { CredentialStore } from '../store/types.js';
+import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import { CLOCK_TOLERANCE_SECONDS } from './access-tokens.js';
 
 const KEYS_META = 'jwt-signing-keys';
@@ -64,6 +64,7 @@ interface RetainedKey {
 export interface SigningKeysOptions {
   /** Epoch milliseconds; tests move it to check the retention of retired keys. */
   now?: () => number;
+  log?: { warn(details: object, message: string): void };
 }
 
 type KeySettings = Pick<Settings, 'jwtSigningAlgorithm' | 'jwtAllowedAlgorithms' | 'jwtSigningKeyFile' | 'tokenTtlSeconds'>;
@@ -110,8 +111,13 @@ function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): { activ
   return { active: stored[0]!, previous: stored[1] ?? null };
 }
 
+/** Until the keys are loaded, what needs them fails as the store does: 503, never a guess. */
+function notLoaded(): StoreUnavailableError {
+  return new StoreUnavailableError(new Error('the signing keys are not loaded yet'));
+}
+
 export class SigningKeys {
-  private active!: LoadedKey;
+  private active: LoadedKey | undefined;
   private retired: RetainedKey[] = [];
   private fixed = false;
   /** The stored set last loaded, and its keys by kid, so that a re-read imports only new keys. */
@@ -126,39 +132,70 @@ export class SigningKeys {
   private timer: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
 
+  private loading: Promise<void> | undefined;
+
   private constructor(
     private readonly store: CredentialStore,
-    private readonly algorithm: JwtAlgorithm,
+    private readonly settings: KeySettings,
     private readonly retentionMs: number,
     private readonly now: () => number,
+    private readonly log: SigningKeysOptions['log'],
   ) {}
+
+  private get algorithm(): JwtAlgorithm {
+    return this.settings.jwtSigningAlgorithm;
+  }
+
+  /** Keys not loaded yet: load() reads them (a key file's at once, the store's once it answers). */
+  static create(store: CredentialStore, settings: KeySettings, options: SigningKeysOptions = {}): SigningKeys {
+    return new SigningKeys(store, settings, (settings.tokenTtlSeconds + RETENTION_MARGIN_SECONDS) * 1000, options.now ?? Date.now, options.log);
+  }
 
   /** Loads the keys fixed by a key file, or the shared keys in the store (generating the first). */
   static async open(store: CredentialStore, settings: KeySettings, options: SigningKeysOptions = {}): Promise<SigningKeys> {
-    const keys = new SigningKeys(store, settings.jwtSigningAlgorithm, (settings.tokenTtlSeconds + RETENTION_MARGIN_SECONDS) * 1000, options.now ?? Date.now);
+    const keys = SigningKeys.create(store, settings, options);
+    await keys.load();
+    return keys;
+  }
+
+  get loaded(): boolean {
+    return this.active !== undefined;
+  }
+
+  /** Loads the keys once (concurrent callers share the attempt); a failed attempt can be retried. */
+  load(): Promise<void> {
+    if (this.active) return Promise.resolve();
+    this.loading ??= this.loadOnce().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private async loadOnce(): Promise<void> {
+    const settings = this.settings;
     if (settings.jwtSigningKeyFile) {
       const set = keySetFromFile(settings.jwtSigningKeyFile, settings.jwtAllowedAlgorithms);
-      keys.active = await load(set.active);
-      keys.retired = set.previous ? [{ key: await load(set.previous), dropAt: Number.POSITIVE_INFINITY }] : [];
-      keys.fixed = true;
-      return keys;
+      this.retired = set.previous ? [{ key: await load(set.previous), dropAt: Number.POSITIVE_INFINITY }] : [];
+      this.fixed = true;
+      this.active = await load(set.active);
+      return;
     }
     try {
-      if ((await store.getMeta(KEYS_META)) === null) {
-        await store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, keys.now()), retired: [] } satisfies StoredKeySet));
+      if ((await this.store.getMeta(KEYS_META)) === null) {
+        await this.store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, this.now()), retired: [] } satisfies StoredKeySet));
       }
       // Watching before the first read: a rotation made in between is not missed.
-      keys.unwatch = store.watchMeta(KEYS_META, () => void keys.refresh().catch(() => {}));
-      await keys.refresh();
+      this.unwatch = this.store.watchMeta(KEYS_META, () => void this.refresh().catch(() => {}));
+      await this.refresh();
       // The configured algorithm wins: a changed setting rotates to a key of that algorithm.
-      if (keys.active.alg !== settings.jwtSigningAlgorithm) await keys.rotate();
+      if (this.active && this.active.alg !== settings.jwtSigningAlgorithm) await this.rotate();
+      if (!this.active) throw notLoaded();
     } catch (error) {
-      keys.close();
+      this.close();
+      this.active = undefined;
+      this.raw = '';
       throw error;
     }
-    keys.timer = setInterval(() => void keys.refresh().catch(() => {}), REFRESH_INTERVAL_MS);
-    keys.timer.unref();
-    return keys;
+    this.timer = setInterval(() => void this.refresh().catch(() => {}), REFRESH_INTERVAL_MS);
+    this.timer.unref();
   }
 
   /**
@@ -186,6 +223,7 @@ export class SigningKeys {
   }
 
   signingKey(): LoadedKey {
+    if (!this.active) throw notLoaded();
     return this.active;
   }
 
@@ -196,6 +234,7 @@ export class SigningKeys {
    * and start at most once per MISS_REFRESH_INTERVAL_MS, one at a time.
    */
   async verificationKey(kid: string | undefined): Promise<LoadedKey | undefined> {
+    if (!this.active) throw notLoaded();
     const found = this.find(kid);
     if (found || kid === undefined || this.fixed) return found;
     await this.refreshAfterMiss();
@@ -209,6 +248,7 @@ export class SigningKeys {
 
   /** The public JWKS: the active key, then the retained retired keys, newest first. */
   jwks(): { keys: JWK[] } {
+    if (!this.active) throw notLoaded();
     const now = this.now();
     return { keys: [this.active.publicJwk, ...this.retired.filter((r) => r.dropAt > now).map((r) => r.key.publicJwk)] };
   }
@@ -218,7 +258,14 @@ export class SigningKeys {
     if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: rotate by replacing that file.');
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = await this.store.getMeta(KEYS_META);
-      if (raw === null) throw new Error('the signing key set is missing from the store');
+      if (raw === null) {
+        // Lost with the store's data: the re-read writes back the set this instance holds.
+        if (attempt === 0 && this.raw) {
+          await this.refresh();
+          continue;
+        }
+        throw new Error('the signing key set is missing from the store');
+      }
       const current = parseKeySet(raw);
       const now = this.now();
       const next: StoredKeySet = {
@@ -240,7 +287,7 @@ export class SigningKeys {
   }
 
   private find(kid: string | undefined): LoadedKey | undefined {
-    if (kid === undefined) return undefined;
+    if (kid === undefined || !this.active) return undefined;
     if (kid === this.active.kid) return this.active;
     const now = this.now();
     return this.retired.find((r) => r.key.kid === kid && r.dropAt > now)?.key;
@@ -268,7 +315,15 @@ export class SigningKeys {
 
   /** Loads the stored set when it changed; retired keys past their retention are not even imported. */
   private async reload(): Promise<void> {
-    const raw = await this.store.getMeta(KEYS_META);
+    let raw = await this.store.getMeta(KEYS_META);
+    if (raw === null && this.raw) {
+      // The store lost the set (Redis restarted empty, flushed): write back the one this instance
+      // holds rather than follow another instance into a new set that voids every issued token.
+      if (await this.store.compareAndSetMeta(KEYS_META, null, this.raw)) {
+        this.log?.warn({ key: KEYS_META }, 'the JWT signing keys were missing from the store (Redis restarted empty or was flushed): restored the set this instance holds');
+      }
+      raw = await this.store.getMeta(KEYS_META);
+    }
     if (raw === null || raw === this.raw) return;
     const set = parseKeySet(raw);
     const now = this.now();

@@ -30,7 +30,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
     // RFC 7009 2.2: an invalid or unknown token is not an error. A client may revoke only its own tokens.
     if (claims) {
       if (claims.client_id !== client.clientId) throw new GatewayError('invalid_request', 'The token was not issued to this client.');
-      await deps.store.revokeToken(claims.jti, claims.exp);
+      await deps.store.revokeToken(client.clientId, claims.jti, claims.exp);
     }
     return reply.code(200).send({});
   });

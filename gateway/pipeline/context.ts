@@ -35,6 +35,10 @@ export interface RequestContext {
   signed?: VerifiedSignedRequest;
   /** Set by the signature stage: the exact body bytes that were verified and are forwarded. */
   body?: Buffer;
+  /** Set by the limit stage on a rate-limited route: the RateLimit response fields of this request. */
+  rateLimitFields?: Readonly<Record<'ratelimit-policy' | 'ratelimit', string>>;
+  /** performance.now() when the request passed every check and was handed to the proxy. */
+  forwardedAt?: number;
 }
 
 declare module 'fastify' {

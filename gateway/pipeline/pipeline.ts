@@ -2,12 +2,14 @@
 //   1 identify      route, unambiguous path, client address        (400, 404)
 //   2 authenticate  bearer token | Ed25519 request signature       (401, 503)
 //   3 authorize     scope | IP allow-list and permission           (403)
-//   3b admit        signed routes: consume the nonce, read the body
+//   3b limit        the route's rate limit, per credential; before
+//                   admit, so a limited request burns no nonce     (429, 503)
+//   3c admit        signed routes: consume the nonce, read the body
 //                   and check its digest                           (401, 413, 503)
 //   4 mutate        headers by rule: strip inbound credentials and
 //                   client-chosen routing headers, set identity    (400)
 //   5 proxy         forward exactly the path that was authorized   (502, 504)
-// Nothing reaches an upstream unless stages 1-3b passed; no store write and no body read happens
+// Nothing reaches an upstream unless stages 1-3c passed; no store write and no body read happens
 // before the request is authenticated and authorized.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
@@ -20,6 +22,7 @@ import type { Authenticators } from './authenticator.js';
 import { authorize } from './authorize.js';
 import type { RequestContext } from './context.js';
 import { identify } from './identify.js';
+import { limit, withRateLimitFields, type RateLimitStore } from './limit.js';
 import { downstreamHeaders, upstreamHeaders } from './mutate.js';
 
 export interface PipelineDependencies {
@@ -27,8 +30,12 @@ export interface PipelineDependencies {
   upstreams: Record<UpstreamName, string>;
   routes: () => RouteTable;
   authenticators: Authenticators;
+  /** Counts requests on rate-limited routes (the credential store). */
+  rateLimits: RateLimitStore;
   /** Called once a request is authorized, before it is forwarded. */
   onAuthorized?: (context: RequestContext, request: FastifyRequest) => void;
+  /** Where the authentication stage's duration goes (seconds). */
+  observe?: { authentication: { observe(seconds: number): void } };
 }
 
 function contextOf(request: FastifyRequest): RequestContext {
@@ -46,10 +53,14 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
     const context = identify(request, deps.routes(), deps.settings);
     request.gateway = context;
     const authenticator = deps.authenticators[context.route.auth];
+    const authenticating = performance.now();
     context.principal = await authenticator.authenticate(request, context);
+    deps.observe?.authentication.observe((performance.now() - authenticating) / 1000);
     authorize(context);
+    await limit(deps.rateLimits, context, reply);
     await authenticator.admit?.(request, reply, context);
     deps.onAuthorized?.(context, request);
+    context.forwardedAt = performance.now();
   }
 
   const proxyOptions: FastifyHttpProxyOptions = {
@@ -61,7 +72,7 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
       getUpstream: (request) => deps.upstreams[contextOf(request as FastifyRequest).route.upstream],
       rewriteRequestHeaders: (request, headers) =>
         upstreamHeaders(headers, contextOf(request as FastifyRequest), { requestId: String(request.id), host: request.headers.host, protocol: (request as FastifyRequest).protocol }),
-      rewriteHeaders: (headers) => downstreamHeaders(headers),
+      rewriteHeaders: (headers, request) => withRateLimitFields(downstreamHeaders(headers), (request as FastifyRequest | undefined)?.gateway),
       // The query exactly as received and authorized (the proxy would otherwise re-serialise it).
       queryString: (_search, _url, request) => contextOf(request as FastifyRequest).target.query,
       onError: (rawReply, { error }) => {

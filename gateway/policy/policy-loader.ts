@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { isPermission, isScope, type Permission, type Scope } from './vocabulary.js';
 import { compileTemplate, templatesOverlap, type Segment } from './path-template.js';
+import { parseRateLimit, type RateLimitRule } from './rate-limit-rule.js';
 
 export const UPSTREAMS = ['public', 'banking'] as const;
 export type UpstreamName = (typeof UPSTREAMS)[number];
@@ -26,6 +27,8 @@ export interface PolicyRoute {
   readonly auth: AuthScheme;
   readonly scopes: readonly Scope[];
   readonly permissions: readonly Permission[];
+  /** Requests per credential and window on this route; null: not limited. */
+  readonly rateLimit: RateLimitRule | null;
 }
 
 export class PolicyError extends Error {
@@ -63,10 +66,18 @@ function stringList(value: unknown, where: string, field: string): string[] {
   return value as string[];
 }
 
-const FILE_KEYS = new Set(['upstream', 'auth', 'host', 'routes']);
-const ROUTE_KEYS = new Set(['id', 'method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions']);
+const FILE_KEYS = new Set(['upstream', 'auth', 'host', 'rate_limit', 'routes']);
+const ROUTE_KEYS = new Set(['id', 'method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions', 'rate_limit']);
 
-function compileRoute(raw: unknown, index: number, file: string, defaults: Raw): PolicyRoute {
+function rateLimitAt(value: unknown, where: string): RateLimitRule | null {
+  try {
+    return parseRateLimit(value);
+  } catch (error) {
+    throw new PolicyError(`${where}: ${(error as Error).message}`);
+  }
+}
+
+function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, defaultRateLimit: RateLimitRule | null): PolicyRoute {
   const at = `${file}, route ${index + 1}`;
   if (!isMapping(raw)) throw new PolicyError(`${at}: must be a mapping with method and path`);
   for (const key of Object.keys(raw)) if (!ROUTE_KEYS.has(key)) throw new PolicyError(`${at}: unknown field ${JSON.stringify(key)}`);
@@ -102,6 +113,9 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw):
   }
   // Routes that differ only by host are distinct routes: the host is part of the default id.
   const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : (hostValue as string).toLowerCase()}${raw.path}` : String(raw.id);
+  const rateLimit = raw.rate_limit === undefined ? defaultRateLimit : rateLimitAt(raw.rate_limit, where);
+  // The id names the limit in the RateLimit response fields, where it is a quoted string of printable ASCII.
+  if (rateLimit && !/^[\x20-\x7e]+$/.test(id)) throw new PolicyError(`${where}: a rate-limited route needs an id of printable ASCII (it names the limit in the RateLimit headers)`);
   return Object.freeze({
     id,
     file,
@@ -113,6 +127,7 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw):
     auth,
     scopes: scopes as Scope[],
     permissions: permissions as Permission[],
+    rateLimit,
   });
 }
 
@@ -126,7 +141,8 @@ export function parsePolicyFile(file: string, text: string): PolicyRoute[] {
   if (!isMapping(doc)) throw new PolicyError(`${file}: must be a mapping with a routes list`);
   for (const key of Object.keys(doc)) if (!FILE_KEYS.has(key)) throw new PolicyError(`${file}: unknown field ${JSON.stringify(key)}`);
   if (!Array.isArray(doc.routes) || doc.routes.length === 0) throw new PolicyError(`${file}: routes must be a non-empty list`);
-  return doc.routes.map((raw, i) => compileRoute(raw, i, file, doc as Raw));
+  const defaultRateLimit = rateLimitAt(doc.rate_limit, file);
+  return doc.routes.map((raw, i) => compileRoute(raw, i, file, doc as Raw, defaultRateLimit));
 }
 
 function couldMatchSameRequest(a: PolicyRoute, b: PolicyRoute): boolean {

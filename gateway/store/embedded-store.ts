@@ -3,6 +3,7 @@
 // renamed over the old one, so a crash never leaves a half-written snapshot.
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { decodeCursor, pageOf } from './page-cursor.js';
 import type {
   AttemptLimit,
   AttemptReservation,
@@ -10,10 +11,14 @@ import type {
   ClientRecord,
   CredentialStore,
   NonceConsumption,
+  Page,
+  PageRequest,
   ServiceAccountRecord,
   ServiceAccountUse,
   SignedRequestState,
 } from './types.js';
+import type { RateLimitRule } from '../policy/rate-limit-rule.js';
+import { gcraStep, spacingOf, type RateLimitDecision } from './gcra.js';
 
 interface Expiring {
   value: string;
@@ -78,6 +83,8 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private readonly revoked = new Map<string, number>();
   private readonly nonces = new ExpiringMap();
   private readonly failures = new ExpiringMap();
+  /** Rate-limit TATs (epoch microseconds) by credential and route, each kept until it has passed. */
+  private readonly rateLimits = new ExpiringMap();
   private readonly sessions = new ExpiringMap();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -117,6 +124,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     for (const [jti, exp] of this.revoked) if (exp < nowSeconds) this.revoked.delete(jti);
     this.nonces.sweep();
     this.failures.sweep();
+    this.rateLimits.sweep();
     this.sessions.sweep();
   }
 
@@ -138,8 +146,9 @@ export class EmbeddedCredentialStore implements CredentialStore {
     return client ? structuredClone(client) : null;
   }
 
-  async listClients(): Promise<ClientRecord[]> {
-    return [...this.clients.values()].map((c) => structuredClone(c));
+  async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
+    const ids = idsAfter(this.clients.keys(), page);
+    return pageOf(ids, ids.slice(0, page.limit).map((id) => structuredClone(this.clients.get(id)!)), page.limit);
   }
 
   async deleteClient(clientId: string): Promise<boolean> {
@@ -148,7 +157,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     return deleted;
   }
 
-  async revokeToken(jti: string, expiresAtSeconds: number): Promise<void> {
+  async revokeToken(_clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     this.revoked.set(jti, expiresAtSeconds + 60);
     this.persist();
   }
@@ -195,8 +204,14 @@ export class EmbeddedCredentialStore implements CredentialStore {
     return account ? structuredClone(account) : null;
   }
 
-  async listServiceAccounts(): Promise<ServiceAccountRecord[]> {
-    return [...this.accountsByAccessId.values()].map((a) => structuredClone(a));
+  async listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>> {
+    const ids = idsAfter(this.accessIdById.keys(), page);
+    return pageOf(ids, ids.slice(0, page.limit).map((id) => structuredClone(this.accountsByAccessId.get(this.accessIdById.get(id)!)!)), page.limit);
+  }
+
+  async findServiceAccountByAccessId(accessId: string): Promise<ServiceAccountRecord | null> {
+    const account = this.accountsByAccessId.get(accessId);
+    return account ? structuredClone(account) : null;
   }
 
   async deleteServiceAccount(id: string): Promise<boolean> {
@@ -255,6 +270,16 @@ export class EmbeddedCredentialStore implements CredentialStore {
     }
   }
 
+  async takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+    // No await from read to write: on one thread, no other request can come in between.
+    const key = `${credentialId}\n${routeId}`;
+    const nowUs = Date.now() * 1000;
+    const stored = this.rateLimits.get(key);
+    const { decision, newTatUs } = gcraStep(stored === undefined ? undefined : Number(stored), nowUs, spacingOf(rule));
+    if (newTatUs !== undefined) this.rateLimits.set(key, String(newTatUs), Math.ceil((newTatUs - nowUs) / 1000));
+    return decision;
+  }
+
   async putSession(id: string, data: string, ttlSeconds: number): Promise<void> {
     this.sessions.set(id, data, ttlSeconds * 1000);
   }
@@ -266,4 +291,11 @@ export class EmbeddedCredentialStore implements CredentialStore {
   async deleteSession(id: string): Promise<void> {
     this.sessions.delete(id);
   }
+}
+
+/** Up to limit + 1 ids after the page's cursor, in id order (the extra one says more follow). */
+function idsAfter(ids: Iterable<string>, page: PageRequest): string[] {
+  const after = decodeCursor(page.cursor);
+  const sorted = [...ids].filter((id) => after === undefined || id > after).sort();
+  return sorted.slice(0, page.limit + 1);
 }

@@ -1,18 +1,37 @@
+import { usesRedis, type RedisConnectionSettings } from '../config/redis-settings.js';
 import type { Settings } from '../config/settings.js';
 import { EmbeddedCredentialStore } from './embedded-store.js';
 import { RedisCredentialStore } from './redis-store.js';
 import type { CredentialStore } from './types.js';
 
-/** Opens the store the settings name: Redis when REDIS_URL is set, else the embedded store. */
-export async function openStore(settings: Pick<Settings, 'redisUrl' | 'redisKeyPrefix' | 'embeddedStorePath'>): Promise<CredentialStore> {
-  if (!settings.redisUrl) return new EmbeddedCredentialStore(settings.embeddedStorePath);
-  const store = new RedisCredentialStore(settings.redisUrl, settings.redisKeyPrefix);
+/** The topology settings may be left out (a bare REDIS_URL): tests and tools pass only what they use. */
+type StoreSettings = Pick<Settings, 'redisUrl' | 'redisKeyPrefix' | 'embeddedStorePath'> &
+  Partial<Pick<Settings, 'redisCommandTimeoutMs' | keyof RedisConnectionSettings>>;
+
+/**
+ * Opens the store the settings name: Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS),
+ * else the embedded store. Rejects with OldLayoutOnClusterError when a Cluster holds old-layout keys.
+ */
+export async function openStore(settings: StoreSettings): Promise<CredentialStore> {
+  const { store, connecting } = startStore(settings);
   try {
-    await store.connect();
+    await connecting;
   } catch (error) {
     // Stop the background reconnection of a store nobody will use.
     await store.close();
     throw error;
   }
   return store;
+}
+
+/**
+ * Makes the store and starts connecting without waiting: the gateway starts (and stays up) while
+ * Redis is down, and ioredis keeps reconnecting in the background. `connecting` settles with the
+ * first attempt.
+ */
+export function startStore(settings: StoreSettings): { store: CredentialStore; connecting: Promise<void> } {
+  const topology = { ...settings, redisClusterNodes: settings.redisClusterNodes ?? [], redisSentinels: settings.redisSentinels ?? [] };
+  if (!usesRedis(topology)) return { store: new EmbeddedCredentialStore(settings.embeddedStorePath), connecting: Promise.resolve() };
+  const store = new RedisCredentialStore(topology, settings.redisKeyPrefix, { commandTimeoutMs: settings.redisCommandTimeoutMs });
+  return { store, connecting: store.connect() };
 }

@@ -2,10 +2,13 @@
 // mode can run nothing else). Pub/sub is fire-and-forget: a message published while this connection
 // is down is lost. So every subscription, first or after a reconnection, is followed by a call to
 // the channel's watchers, which re-read the value: they never depend on a message alone.
+// A connection that gives up for good (on a Cluster, the node it used went away) is replaced by a
+// new one from `open`, which may pick another node.
 import type { Redis } from 'ioredis';
 
 export class RedisChannelWatcher {
   private connection: Redis | undefined;
+  private reopening: NodeJS.Timeout | undefined;
   private readonly watchers = new Map<string, Set<() => void>>();
 
   /** @param open makes the (not yet connected) subscriber connection, when the first watch begins. */
@@ -38,6 +41,7 @@ export class RedisChannelWatcher {
   /** Drops every watch and the connection (no open handle stays behind). */
   close(): void {
     this.watchers.clear();
+    clearTimeout(this.reopening);
     this.connection?.disconnect();
     this.connection = undefined;
   }
@@ -50,6 +54,16 @@ export class RedisChannelWatcher {
     connection.on('error', () => {});
     connection.on('ready', () => void this.subscribe([...this.watchers.keys()]));
     connection.on('message', (channel: string) => this.notify(channel));
+    connection.on('end', () => {
+      if (connection !== this.connection) return;
+      this.connection = undefined;
+      if (this.watchers.size === 0) return;
+      // Not at once: the next node may be down too.
+      this.reopening = setTimeout(() => {
+        if (!this.connection && this.watchers.size > 0) this.connect();
+      }, 200);
+      this.reopening.unref();
+    });
     connection.connect().catch(() => {});
   }
 

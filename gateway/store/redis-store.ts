@@ -1,7 +1,18 @@
-// Credential store on Redis, shared by every gateway instance. Commands fail fast when Redis is
-// unreachable (no offline queue) so that the gateway fails closed instead of waiting or guessing.
-import { Redis, type Result } from 'ioredis';
+// Credential store on Redis (one server, a master behind Sentinel, or a Cluster), shared by every
+// gateway instance. Commands fail fast when Redis is unreachable (redis-connection.ts) so that the
+// gateway fails closed instead of waiting or guessing. The key layout (redis-keys.ts) keeps every
+// multi-key step on one credential in one Cluster slot; indexes are written in their own commands,
+// after the record on create and after it is gone on delete, and readers skip an index entry whose
+// record is gone.
+import { Cluster, type Result } from 'ioredis';
+import { decodeCursor, pageOf } from './page-cursor.js';
 import { RedisChannelWatcher } from './redis-channel-watcher.js';
+import { connectWithinLimit, createRedisClient, subscriberFactory, type RedisClient, type RedisClientSettings } from './redis-connection.js';
+import { RedisKeys } from './redis-keys.js';
+import { migrateLayout, OldLayoutOnClusterError, type MigrationResult } from './redis-layout-migration.js';
+import { readPersistence } from './redis-persistence.js';
+import { rateLimitKey, takeRateLimit } from './redis-rate-limit.js';
+import { COMPARE_AND_SET, CONSUME_NONCE, RECORD_USE, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from './redis-scripts.js';
 import {
   StoreUnavailableError,
   type AttemptLimit,
@@ -10,128 +21,92 @@ import {
   type ClientRecord,
   type CredentialStore,
   type NonceConsumption,
+  type Page,
+  type PageRequest,
   type ServiceAccountRecord,
   type ServiceAccountUse,
   type SignedRequestState,
+  type PersistenceReport,
 } from './types.js';
-
-// KEYS: sa-access:{accessId}, nonce:{accessId}:{nonce}. ARGV: nonce ttl. Runs only once the
-// signature has verified; the nonce is consumed only while the account still exists.
-// Returns 1 fresh, 0 already used, -1 account gone.
-const CONSUME_NONCE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 1 end
-return 0`;
-
-// KEYS: sa:{id}, sa-access:{accessId}, sas. ARGV: id, accessId, record.
-const CREATE_SERVICE_ACCOUNT = `
-if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('SET', KEYS[2], ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[1])
-return 1`;
-
-// KEYS: sa:{id}, sas. ARGV: id, key prefix. Deletes the record, its Access ID index and usage.
-const DELETE_SERVICE_ACCOUNT = `
-local accessId = redis.call('GET', KEYS[1])
-if not accessId then return 0 end
-redis.call('DEL', KEYS[1], ARGV[2] .. 'sa-access:' .. accessId, ARGV[2] .. 'sa-used:' .. accessId)
-redis.call('SREM', KEYS[2], ARGV[1])
-return 1`;
-
-// KEYS: sa-access:{accessId}, sa-used:{accessId}. ARGV: usage JSON. Skips deleted accounts.
-const RECORD_USE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1])
-return 1`;
-
-// KEYS: meta:{name}. ARGV: '1' when the value is expected absent else '0', expected value, new value,
-// change channel. Absence is its own flag: an empty string is a value, not "absent". The change is
-// announced in the same script, so no write goes unannounced.
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
-if (ARGV[1] == '1' and current == false) or (ARGV[1] == '0' and current == ARGV[2]) then
-  redis.call('SET', KEYS[1], ARGV[3])
-  redis.call('PUBLISH', ARGV[4], '1')
-  return 1
-end
-return 0`;
-
-// KEYS: client:{id}, clients. ARGV: id, record.
-const CREATE_CLIENT = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[1])
-return 1`;
-
-// KEYS: failure counters. ARGV: window seconds, then each key's max. Checks every key and counts
-// the attempt in the same step, so concurrent attempts cannot all pass one check. Returns
-// {1, 0} when allowed, {0, ms until the last blocking window ends} when refused.
-const RESERVE_ATTEMPT = `
-local blocked, wait = false, 0
-for i, key in ipairs(KEYS) do
-  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i + 1]) then
-    blocked = true
-    wait = math.max(wait, redis.call('PTTL', key))
-  end
-end
-if blocked then return {0, wait} end
-for _, key in ipairs(KEYS) do
-  redis.call('INCR', key)
-  redis.call('EXPIRE', key, ARGV[1], 'NX')
-end
-return {1, 0}`;
-
-// KEYS: failure counters. Takes one back from each; a counter back at zero is deleted rather than
-// decremented, so a counter whose window already lapsed is never recreated without an expiry.
-const RELEASE_ATTEMPT = `
-for _, key in ipairs(KEYS) do
-  local count = tonumber(redis.call('GET', key) or '0')
-  if count > 1 then redis.call('DECR', key) elseif count == 1 then redis.call('DEL', key) end
-end
-return 0`;
+import type { RateLimitRule } from '../policy/rate-limit-rule.js';
+import type { RateLimitDecision } from './gcra.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number): Result<number, Context>;
+    recordUse(accountKey: string, usageKey: string, usage: string): Result<number, Context>;
   }
 }
 
 type StoredServiceAccount = Omit<ServiceAccountRecord, 'lastUsedAt' | 'lastUsedIp'>;
 
+const LAYOUT_UNCHECKED = new Error('the key layout of the store is not checked yet');
+
 export class RedisCredentialStore implements CredentialStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
+  private readonly keys: RedisKeys;
   /** Change notifications on their own connection, opened by the first watchMeta; its subscriptions are restored by the watcher itself. */
-  private readonly watcher = new RedisChannelWatcher(() => this.redis.duplicate({ lazyConnect: true, autoResubscribe: false }));
+  private readonly watcher: RedisChannelWatcher;
+  /** Until the layout is checked (and migrated), operations fail as unavailable rather than read an old layout. */
+  private layoutCheck: Promise<void> | undefined;
+  private layoutReady = false;
+  /** An old layout on a Cluster: the store stays unavailable, naming it, until an operator acts. */
+  private layoutError: OldLayoutOnClusterError | undefined;
+  /** Old-layout revocation marks are honoured until then (epoch ms); see redis-layout-migration.ts. */
+  private legacyRevocationsUntil = 0;
+  /** What the layout check moved, once it ran. */
+  migration: MigrationResult | undefined;
 
-  constructor(url: string, private readonly prefix: string, options: { commandTimeoutMs?: number } = {}) {
-    this.redis = new Redis(url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs ?? 2000,
-      connectTimeout: 2000,
-      // Keep reconnecting in the background; requests fail closed meanwhile.
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    });
+  /** @param connection a REDIS_URL, or the settings naming a Cluster or Sentinel topology. */
+  constructor(connection: string | RedisClientSettings, private readonly prefix: string, options: { commandTimeoutMs?: number | undefined } = {}) {
+    const settings: RedisClientSettings = typeof connection === 'string' ? { redisUrl: connection } : connection;
+    const clientSettings = { ...settings, redisCommandTimeoutMs: options.commandTimeoutMs ?? settings.redisCommandTimeoutMs };
+    this.redis = createRedisClient(clientSettings);
+    this.keys = new RedisKeys(prefix);
+    this.watcher = new RedisChannelWatcher(subscriberFactory(this.redis, clientSettings));
     // Connection errors surface as failed commands (503); the event itself needs no handler noise.
     this.redis.on('error', () => {});
-    // Watchers re-read through this connection: when it comes back, the re-reads they may have missed happen now.
-    this.redis.on('ready', () => this.watcher.notifyAll());
+    this.redis.on('ready', () => {
+      // Watchers re-read through this connection: when it comes back, the re-reads they may have missed happen now.
+      this.watcher.notifyAll();
+      // A store that started while Redis was down checks the layout once it first connects.
+      this.checkLayout().catch(() => {});
+    });
     // Hot-path scripts run by SHA (EVALSHA), not by sending their text on every request.
     this.redis.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE });
+    this.redis.defineCommand('recordUse', { numberOfKeys: 2, lua: RECORD_USE });
   }
 
+  /** Connects and brings the keys to the current layout; an old layout on a Cluster is refused (OldLayoutOnClusterError). */
   async connect(): Promise<void> {
-    await this.guard(() => this.redis.connect());
+    try {
+      await connectWithinLimit(this.redis);
+      await this.checkLayout();
+    } catch (error) {
+      if (error instanceof OldLayoutOnClusterError) throw error;
+      throw new StoreUnavailableError(error);
+    }
   }
 
-  private key(name: string): string {
-    return this.prefix + name;
+  private checkLayout(): Promise<void> {
+    this.layoutCheck ??= migrateLayout(this.redis, this.keys).then(
+      (result) => {
+        this.migration = result;
+        this.legacyRevocationsUntil = result.legacyRevocationsUntil;
+        this.layoutReady = true;
+      },
+      (error: unknown) => {
+        if (error instanceof OldLayoutOnClusterError) this.layoutError = error;
+        else this.layoutCheck = undefined;
+        throw error;
+      },
+    );
+    return this.layoutCheck;
   }
 
   private async guard<T>(operation: () => Promise<T>): Promise<T> {
+    if (!this.layoutReady) throw new StoreUnavailableError(this.layoutError ?? LAYOUT_UNCHECKED);
     try {
       return await operation();
     } catch (error) {
@@ -139,15 +114,22 @@ export class RedisCredentialStore implements CredentialStore {
     }
   }
 
-  /** Runs a pipeline or transaction; ioredis reports per-command errors in the results, so surface them. */
-  private async exec(batch: { exec(): Promise<[Error | null, unknown][] | null> }): Promise<unknown[]> {
-    return this.guard(async () => {
-      const results = await batch.exec();
-      if (!results) throw new Error('transaction aborted');
-      const failed = results.find(([error]) => error);
-      if (failed) throw failed[0];
-      return results.map(([, value]) => value);
-    });
+  /** Reads groups of keys, each group within one slot: one MGET on a single server, one per group (at once) on a Cluster. */
+  private async mgetGroups(groups: string[][]): Promise<(string | null)[][]> {
+    if (groups.length === 0) return [];
+    if (this.redis instanceof Cluster) {
+      const cluster = this.redis;
+      return Promise.all(groups.map((group) => cluster.mget(group)));
+    }
+    const flat = await this.redis.mget(groups.flat());
+    let next = 0;
+    return groups.map((group) => group.map(() => flat[next++] ?? null));
+  }
+
+  /** Up to limit + 1 ids of a sorted-set index after the page's cursor (the extra one says more follow). */
+  private idsAfter(index: string, page: PageRequest): Promise<string[]> {
+    const after = decodeCursor(page.cursor);
+    return this.redis.zrangebylex(index, after === undefined ? '-' : `(${after}`, '+', 'LIMIT', 0, page.limit + 1);
   }
 
   async ping(): Promise<void> {
@@ -160,131 +142,147 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async createClient(client: ClientRecord): Promise<boolean> {
-    const created = await this.guard(() =>
-      this.redis.eval(CREATE_CLIENT, 2, this.key(`client:${client.clientId}`), this.key('clients'), client.clientId, JSON.stringify(client)),
-    );
-    return created === 1;
+    const key = this.keys.client(client.clientId);
+    const created = await this.guard(() => this.redis.set(key, JSON.stringify(client), 'NX'));
+    if (created === null) return false;
+    await this.indexAfterCreate(key, () => this.redis.zadd(this.keys.clientIndex, 0, client.clientId));
+    return true;
+  }
+
+  /** Adds a new record to its indexes; if that fails, the record goes too (best effort), so no credential exists unlisted. */
+  private async indexAfterCreate(recordKey: string, index: () => Promise<unknown>): Promise<void> {
+    try {
+      await this.guard(index);
+    } catch (error) {
+      await this.redis.del(recordKey).catch(() => {});
+      throw error;
+    }
   }
 
   async getClient(clientId: string): Promise<ClientRecord | null> {
-    const raw = await this.guard(() => this.redis.get(this.key(`client:${clientId}`)));
+    const raw = await this.guard(() => this.redis.get(this.keys.client(clientId)));
     return raw ? (JSON.parse(raw) as ClientRecord) : null;
   }
 
-  async listClients(): Promise<ClientRecord[]> {
-    const ids = await this.guard(() => this.redis.smembers(this.key('clients')));
-    if (ids.length === 0) return [];
-    const raws = await this.guard(() => this.redis.mget(ids.map((id) => this.key(`client:${id}`))));
-    return raws.filter((r): r is string => r !== null).map((r) => JSON.parse(r) as ClientRecord);
+  async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
+    const [ids, raws] = await this.guard(async () => {
+      const ids = await this.idsAfter(this.keys.clientIndex, page);
+      return [ids, await this.mgetGroups(ids.slice(0, page.limit).map((id) => [this.keys.client(id)]))] as const;
+    });
+    return pageOf(ids, raws.map(([raw]) => (raw ? (JSON.parse(raw) as ClientRecord) : null)), page.limit);
   }
 
   async deleteClient(clientId: string): Promise<boolean> {
-    const [deleted] = await this.exec(this.redis.multi().del(this.key(`client:${clientId}`)).srem(this.key('clients'), clientId));
+    // The record first: its tokens fail from this moment. Its revocation marks expire on their own.
+    const deleted = await this.guard(() => this.redis.del(this.keys.client(clientId)));
+    await this.guard(() => this.redis.zrem(this.keys.clientIndex, clientId));
     return deleted === 1;
   }
 
-  async revokeToken(jti: string, expiresAtSeconds: number): Promise<void> {
+  async revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     // A token past its exp fails verification anyway; keep the mark a little longer for clock skew.
-    await this.guard(() => this.redis.set(this.key(`revoked:${jti}`), '1', 'EXAT', Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60)));
+    const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
+    await this.guard(() => this.redis.set(this.keys.revoked(clientId, jti), '1', 'EXAT', until));
   }
 
   async bearerState(clientId: string, jti: string): Promise<BearerState> {
-    const [client, revoked] = await this.guard(() => this.redis.mget(this.key(`client:${clientId}`), this.key(`revoked:${jti}`)));
-    return { client: client ? (JSON.parse(client) as ClientRecord) : null, revoked: revoked !== null && revoked !== undefined };
+    const [[client, revoked], legacy] = await this.guard(() =>
+      Promise.all([
+        this.redis.mget(this.keys.client(clientId), this.keys.revoked(clientId, jti)),
+        // Sent with the MGET, not after it: the same round trip, only while old marks may exist.
+        Date.now() < this.legacyRevocationsUntil ? this.redis.get(this.keys.legacyRevoked(jti)) : null,
+      ]),
+    );
+    return { client: client ? (JSON.parse(client) as ClientRecord) : null, revoked: (revoked ?? legacy ?? null) !== null };
   }
 
   async getMeta(name: string): Promise<string | null> {
-    return this.guard(() => this.redis.get(this.key(`meta:${name}`)));
+    return this.guard(() => this.redis.get(this.keys.meta(name)));
   }
 
   async compareAndSetMeta(name: string, expected: string | null, value: string): Promise<boolean> {
     const set = await this.guard(() =>
-      this.redis.eval(COMPARE_AND_SET, 1, this.key(`meta:${name}`), expected === null ? '1' : '0', expected ?? '', value, this.metaChannel(name)),
+      this.redis.eval(COMPARE_AND_SET, 1, this.keys.meta(name), expected === null ? '1' : '0', expected ?? '', value, this.keys.metaChannel(name)),
     );
     return set === 1;
   }
 
   watchMeta(name: string, onChange: () => void): () => void {
-    return this.watcher.watch(this.metaChannel(name), onChange);
-  }
-
-  /** Pub/sub channels are shared by every database of a server: the key prefix keeps instances apart. */
-  private metaChannel(name: string): string {
-    return this.key(`meta-changed:${name}`);
+    return this.watcher.watch(this.keys.metaChannel(name), onChange);
   }
 
   async createServiceAccount(account: ServiceAccountRecord): Promise<boolean> {
     const { lastUsedAt: _at, lastUsedIp: _ip, ...stored } = account;
-    const created = await this.guard(() =>
-      this.redis.eval(
-        CREATE_SERVICE_ACCOUNT,
-        3,
-        this.key(`sa:${account.id}`),
-        this.key(`sa-access:${account.accessId}`),
-        this.key('sas'),
-        account.id,
-        account.accessId,
-        JSON.stringify(stored),
-      ),
-    );
-    return created === 1;
+    const key = this.keys.account(account.accessId);
+    // The record claims the Access ID; the id map then claims the management id, or the record goes.
+    if ((await this.guard(() => this.redis.set(key, JSON.stringify(stored), 'NX'))) === null) return false;
+    let claimed = false;
+    await this.indexAfterCreate(key, async () => {
+      claimed = (await this.redis.hsetnx(this.keys.accessIdsById, account.id, account.accessId)) === 1;
+      if (claimed) await this.redis.zadd(this.keys.accountIndex, 0, account.id);
+    });
+    if (!claimed) await this.guard(() => this.redis.del(key));
+    return claimed;
   }
 
-  private async loadByAccessIds(accessIds: string[]): Promise<ServiceAccountRecord[]> {
-    if (accessIds.length === 0) return [];
-    const keys = accessIds.flatMap((a) => [this.key(`sa-access:${a}`), this.key(`sa-used:${a}`)]);
-    const raws = await this.guard(() => this.redis.mget(keys));
-    const accounts: ServiceAccountRecord[] = [];
-    for (let i = 0; i < raws.length; i += 2) {
-      const record = raws[i];
-      if (!record) continue;
-      accounts.push(withUsage(JSON.parse(record) as StoredServiceAccount, raws[i + 1] ?? null));
-    }
-    return accounts;
+  private async loadByAccessIds(accessIds: string[]): Promise<(ServiceAccountRecord | null)[]> {
+    const raws = await this.guard(() => this.mgetGroups(accessIds.map((a) => [this.keys.account(a), this.keys.accountUsage(a)])));
+    return raws.map(([record, usage]) => (record ? withUsage(JSON.parse(record) as StoredServiceAccount, usage ?? null) : null));
   }
 
   async getServiceAccount(id: string): Promise<ServiceAccountRecord | null> {
-    const accessId = await this.guard(() => this.redis.get(this.key(`sa:${id}`)));
+    const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
     if (!accessId) return null;
     const [account] = await this.loadByAccessIds([accessId]);
     return account ?? null;
   }
 
-  async listServiceAccounts(): Promise<ServiceAccountRecord[]> {
-    const ids = await this.guard(() => this.redis.smembers(this.key('sas')));
-    if (ids.length === 0) return [];
-    const accessIds = await this.guard(() => this.redis.mget(ids.map((id) => this.key(`sa:${id}`))));
-    return this.loadByAccessIds(accessIds.filter((a): a is string => a !== null));
+  async findServiceAccountByAccessId(accessId: string): Promise<ServiceAccountRecord | null> {
+    const [account] = await this.loadByAccessIds([accessId]);
+    return account ?? null;
+  }
+
+  async listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>> {
+    const ids = await this.guard(() => this.idsAfter(this.keys.accountIndex, page));
+    const pageIds = ids.slice(0, page.limit);
+    const accessIds = pageIds.length === 0 ? [] : await this.guard(() => this.redis.hmget(this.keys.accessIdsById, ...pageIds));
+    const accounts = await this.loadByAccessIds(accessIds.filter((a): a is string => a !== null));
+    return pageOf(ids, accounts, page.limit);
   }
 
   async deleteServiceAccount(id: string): Promise<boolean> {
-    const deleted = await this.guard(() => this.redis.eval(DELETE_SERVICE_ACCOUNT, 2, this.key(`sa:${id}`), this.key('sas'), id, this.prefix));
-    return deleted === 1;
+    const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
+    if (!accessId) return false;
+    // The record first (same slot as its usage): from this moment every request with the Access ID
+    // gets 401 on every instance. Its nonces expire on their own. Then the indexes.
+    const deleted = await this.guard(() => this.redis.del(this.keys.account(accessId), this.keys.accountUsage(accessId)));
+    await this.guard(() => this.redis.hdel(this.keys.accessIdsById, id));
+    await this.guard(() => this.redis.zrem(this.keys.accountIndex, id));
+    return deleted > 0;
   }
 
   async serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState> {
-    const [account, used] = await this.guard(() => this.redis.mget(this.key(`sa-access:${accessId}`), this.key(`nonce:${accessId}:${nonce}`)));
+    const [account, used] = await this.guard(() => this.redis.mget(this.keys.account(accessId), this.keys.nonce(accessId, nonce)));
     if (!account) return { account: null, nonceUsed: false };
     return { account: withUsage(JSON.parse(account) as StoredServiceAccount, null), nonceUsed: used !== null && used !== undefined };
   }
 
   async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
-    const result = await this.guard(() => this.redis.consumeNonce(this.key(`sa-access:${accessId}`), this.key(`nonce:${accessId}:${nonce}`), nonceTtlSeconds));
+    const result = await this.guard(() => this.redis.consumeNonce(this.keys.account(accessId), this.keys.nonce(accessId, nonce), nonceTtlSeconds));
     return result === 1 ? 'fresh' : result === 0 ? 'used' : 'account_gone';
   }
 
   async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {
     if (uses.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const use of uses) {
-      pipeline.eval(RECORD_USE, 2, this.key(`sa-access:${use.accessId}`), this.key(`sa-used:${use.accessId}`), JSON.stringify({ at: use.at, ip: use.ip }));
-    }
-    await this.exec(pipeline);
+    // One script per account (each in its own slot), sent together.
+    await this.guard(() =>
+      Promise.all(uses.map((use) => this.redis.recordUse(this.keys.account(use.accessId), this.keys.accountUsage(use.accessId), JSON.stringify({ at: use.at, ip: use.ip })))),
+    );
   }
 
   async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
     if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
-    const keys = limits.map((l) => this.key(`fail:${l.key}`));
+    const keys = limits.map((l) => this.keys.failures(l.key));
     const [allowed, waitMs] = (await this.guard(() =>
       this.redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, windowSeconds, ...limits.map((l) => l.max)),
     )) as [number, number];
@@ -293,19 +291,28 @@ export class RedisCredentialStore implements CredentialStore {
 
   async releaseAttempt(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.guard(() => this.redis.eval(RELEASE_ATTEMPT, keys.length, ...keys.map((k) => this.key(`fail:${k}`))));
+    await this.guard(() => this.redis.eval(RELEASE_ATTEMPT, keys.length, ...keys.map((k) => this.keys.failures(k))));
+  }
+
+  async takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+    return this.guard(() => takeRateLimit(this.redis, rateLimitKey(this.prefix, credentialId, routeId), rule));
   }
 
   async putSession(id: string, data: string, ttlSeconds: number): Promise<void> {
-    await this.guard(() => this.redis.set(this.key(`session:${id}`), data, 'EX', ttlSeconds));
+    await this.guard(() => this.redis.set(this.keys.session(id), data, 'EX', ttlSeconds));
   }
 
   async getSession(id: string): Promise<string | null> {
-    return this.guard(() => this.redis.get(this.key(`session:${id}`)));
+    return this.guard(() => this.redis.get(this.keys.session(id)));
   }
 
   async deleteSession(id: string): Promise<void> {
-    await this.guard(() => this.redis.del(this.key(`session:${id}`)));
+    await this.guard(() => this.redis.del(this.keys.session(id)));
+  }
+
+  /** Not guard()ed: a refused CONFIG is an answer (readPersistence falls back), not an outage. */
+  async persistence(): Promise<PersistenceReport> {
+    return readPersistence(this.redis);
   }
 }
 

@@ -1,7 +1,10 @@
 // The credential store contract. Two implementations: Redis (shared by every gateway instance)
 // and the embedded single-process store. Both pass the same contract tests (test/store/).
 // Methods on the proxied hot path are one round trip each: bearerState; serviceAccountForRequest
-// (read-only, before the signature is verified) and consumeNonce (the one write, after it).
+// (read-only, before the signature is verified) and consumeNonce (the one write, after it); and
+// takeRateLimit, only on routes with a rate limit.
+import type { RateLimitRule } from '../policy/rate-limit-rule.js';
+import type { RateLimitDecision } from './gcra.js';
 
 export interface ClientRecord {
   clientId: string;
@@ -69,6 +72,18 @@ export interface AttemptReservation {
   retryAfterSeconds: number;
 }
 
+/** One page of a list, in a stable order; nextCursor is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Where a page starts: after the cursor of the previous page (undefined for the first page). */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
 export interface CredentialStore {
   readonly kind: 'redis' | 'embedded';
   /** Resolves when the store answers; rejects when it cannot be reached. */
@@ -79,12 +94,16 @@ export interface CredentialStore {
   /** Creates the client; false when the id already exists. */
   createClient(client: ClientRecord): Promise<boolean>;
   getClient(clientId: string): Promise<ClientRecord | null>;
-  listClients(): Promise<ClientRecord[]>;
+  /** Clients ordered by client id; at most page.limit records read per call. */
+  listClients(page: PageRequest): Promise<Page<ClientRecord>>;
   deleteClient(clientId: string): Promise<boolean>;
 
   // Tokens
-  /** Marks a token id revoked until expiresAtSeconds (epoch), after which the token is dead anyway. */
-  revokeToken(jti: string, expiresAtSeconds: number): Promise<void>;
+  /**
+   * Marks a token of this client revoked until expiresAtSeconds (epoch), after which the token is
+   * dead anyway. The client id keeps the mark beside the client's record (one Cluster slot).
+   */
+  revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void>;
   /** One round trip: does the client still exist, and is this token revoked. */
   bearerState(clientId: string, jti: string): Promise<BearerState>;
 
@@ -103,8 +122,11 @@ export interface CredentialStore {
   /** Creates the account; false when its id or Access ID already exists. */
   createServiceAccount(account: ServiceAccountRecord): Promise<boolean>;
   getServiceAccount(id: string): Promise<ServiceAccountRecord | null>;
-  listServiceAccounts(): Promise<ServiceAccountRecord[]>;
-  /** Deletes the account and its Access ID index atomically. */
+  /** Accounts ordered by management id; at most page.limit records read per call. */
+  listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>>;
+  /** The account behind a full Access ID (the admin API's ?access_id= lookup). */
+  findServiceAccountByAccessId(accessId: string): Promise<ServiceAccountRecord | null>;
+  /** Deletes the account: its Access ID fails at once on every instance; its index entries go right after. */
   deleteServiceAccount(id: string): Promise<boolean>;
   /** One read-only round trip: the account behind an Access ID, and whether the nonce was used. Writes nothing. */
   serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState>;
@@ -123,10 +145,29 @@ export interface CredentialStore {
   /** Gives back a reservation (one from each key that still exists): a success is not a failure. */
   releaseAttempt(keys: string[]): Promise<void>;
 
+  // Rate limits (gcra.ts)
+  /** One atomic round trip: counts one request of a credential on a route against the rule, or refuses it and writes nothing. */
+  takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision>;
+
   // Dashboard sessions
   putSession(id: string, data: string, ttlSeconds: number): Promise<void>;
   getSession(id: string): Promise<string | null>;
   deleteSession(id: string): Promise<void>;
+
+  // Durability (Redis only; the embedded store snapshots every change to its file)
+  /** How the server persists writes: CONFIG GET, else INFO persistence, else unknown. */
+  persistence?(): Promise<PersistenceReport>;
+}
+
+/** What a Redis server says about its persistence; undefined where it would not say. */
+export interface PersistenceReport {
+  source: 'config' | 'info' | 'unknown';
+  appendonly: boolean | undefined;
+  appendfsync: string | undefined;
+  /** The RDB snapshot schedule; '' when snapshots are off. */
+  save: string | undefined;
+  /** Why neither CONFIG nor INFO answered (source 'unknown'). */
+  refusal?: string;
 }
 
 /** Raised by a store when its backend cannot be reached; the pipeline answers 503 and forwards nothing. */

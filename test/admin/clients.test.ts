@@ -32,7 +32,7 @@ t.test('create: 201 with the secret, once', async (t) => {
   const expected = { client_id: created.client_id, name: 'Reports', scopes: ['sales', 'stats'], account_id: 'acct-1', resource_server: false, created_at: created.created_at };
   const list = await admin(tg, 'GET', '/admin/v1/clients');
   t.equal(list.statusCode, 200);
-  t.same(list.json(), { clients: [expected] }, 'the list never shows the secret');
+  t.same(list.json(), { clients: [expected], next_cursor: null }, 'the list never shows the secret');
   const show = await admin(tg, 'GET', `/admin/v1/clients/${created.client_id}`);
   t.equal(show.statusCode, 200);
   t.same(show.json(), expected, 'show never shows the secret');
@@ -91,7 +91,7 @@ t.test('validation errors name the field; nothing is written', async (t) => {
   t.equal(noBody.json().field, 'body');
   const badJson = await admin(tg, 'POST', '/admin/v1/clients', '{"name":');
   t.equal(badJson.statusCode, 400);
-  t.same((await admin(tg, 'GET', '/admin/v1/clients')).json(), { clients: [] }, 'nothing was written');
+  t.same((await admin(tg, 'GET', '/admin/v1/clients')).json(), { clients: [], next_cursor: null }, 'nothing was written');
 });
 
 t.test('show and delete; unknown ids get 404 not_found', async (t) => {

@@ -70,3 +70,25 @@ t.test('the list shows every account with its Access ID hidden, and the create f
   await page.getByLabel('Description').focus();
   await screenshot(page, 'service-account-create');
 });
+
+t.test('a long list comes in pages: the first hundred, then "Show more" until every account is shown', async (t) => {
+  const lg = await startListeningGateway(t, { store: 'embedded' });
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const publicKey = sshPublicKeyLine(privateKey, 'bulk@example.com');
+  for (let i = 0; i < 130; i++) {
+    t.ok(await lg.gateway.store.createServiceAccount(serviceAccountFromInput({ description: `Bulk account ${i}`, public_key: publicKey, permissions: ['view_balance'] })));
+  }
+  const browser = await launchBrowser(t);
+  const page = await newPage(t, browser);
+  await signInWithToken(page, lg.adminUrl, lg.adminToken);
+  const rows = page.locator('tbody tr');
+  await rows.first().waitFor();
+  t.equal(await rows.count(), 100, 'the first page');
+  t.match(await page.locator('caption').textContent(), /Service accounts \(100 shown, more available\)/);
+  await page.getByRole('button', { name: 'Show more service accounts' }).click();
+  await page.locator('tbody tr:nth-child(130)').waitFor();
+  t.equal(await rows.count(), 130, 'the second page is appended');
+  t.equal(await page.getByRole('button', { name: 'Show more service accounts' }).count(), 0, 'no more pages: the button is gone');
+  t.match(await page.locator('caption').textContent(), /Service accounts \(130 shown\)/);
+  t.equal(new Set(await page.locator('tbody .cell-title').allTextContents()).size, 130, 'each account once');
+});

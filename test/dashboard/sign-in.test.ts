@@ -53,7 +53,7 @@ t.test('the admin token signs in; a wrong one does not; sign-out ends the sessio
   const read = await fetchFromPage(page, 'GET', '/admin/v1/clients');
   t.equal(read.status, 200, 'reads need no CSRF token');
   const clients = await lg.gateway.adminApp.inject({ url: '/admin/v1/clients', headers: { authorization: `Bearer ${lg.adminToken}` } });
-  t.same(clients.json(), { clients: [] });
+  t.same(clients.json(), { clients: [], next_cursor: null });
 
   // Sign-out: back to sign-in with a notice; the old cookie value no longer opens anything.
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -19,15 +19,27 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-/** Starts gateway/main.ts with the given environment and waits for "gateway started". */
-export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv): Promise<GatewayProcess> {
-  const port = await freePort();
-  const adminPort = await freePort();
+export interface GatewayProcessOptions {
+  /** Fixed ports (a restart on the same address); free ones by default. */
+  port?: number;
+  adminPort?: number;
+  /** Its own process group, as a terminal would start it (kill(-pid) signals every process in it). */
+  detached?: boolean;
+}
+
+/**
+ * Starts gateway/main.ts with the given environment and waits for "gateway started". The drain on
+ * stop is off unless the environment sets GATEWAY_SHUTDOWN_DRAIN_SECONDS, so teardown stays quick.
+ */
+export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
+  const port = options.port ?? (await freePort());
+  const adminPort = options.adminPort ?? (await freePort());
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

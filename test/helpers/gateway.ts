@@ -28,6 +28,10 @@ export interface TestGatewayOptions {
   redisPrefix?: string;
 }
 
+function otherTopology(config: Record<string, unknown> | undefined): boolean {
+  return config?.redis_cluster_nodes !== undefined || config?.redis_sentinels !== undefined;
+}
+
 export async function testSettings(options: TestGatewayOptions & { publicUpstream: string; bankingUpstream: string }): Promise<{ settings: Settings; redisPrefix: string | undefined }> {
   const redisPrefix = options.store === 'embedded' ? undefined : (options.redisPrefix ?? uniquePrefix('gw'));
   const settings = settingsFrom(
@@ -38,7 +42,8 @@ export async function testSettings(options: TestGatewayOptions & { publicUpstrea
       issuer: 'http://gateway.test',
       policies_dir: `${REPO_ROOT}policies`,
       log_level: 'info',
-      ...(redisPrefix ? { redis_url: TEST_REDIS_URL, redis_key_prefix: redisPrefix } : {}),
+      // The shared test Redis, unless the config names a Cluster or Sentinel (test/helpers/redis-topology.ts).
+      ...(redisPrefix ? { redis_key_prefix: redisPrefix, ...(otherTopology(options.config) ? {} : { redis_url: TEST_REDIS_URL }) } : {}),
       ...options.config,
     },
     {},
@@ -58,7 +63,7 @@ export async function startTestGateway(t: Test, options: TestGatewayOptions = {}
     await upstreams.public.close();
     await upstreams.banking.close();
     // A shared prefix belongs to the test that created it.
-    if (redisPrefix && !options.redisPrefix) await deleteKeysWithPrefix(redisPrefix);
+    if (redisPrefix && !options.redisPrefix && !otherTopology(options.config)) await deleteKeysWithPrefix(redisPrefix);
   });
   return { gateway, settings, adminToken: settings.adminToken!, upstreams, logs, redisPrefix };
 }

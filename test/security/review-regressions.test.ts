@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import t from 'tap';
 import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { signRequest, sshPublicKeyLine } from '../../gateway/signing/index.js';
+import { credentialKey } from '../../gateway/store/redis-keys.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
 import { rawRequest } from '../helpers/http.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
@@ -65,9 +66,9 @@ t.test('the review, replayed against a gateway process', async (t) => {
     const accessId = randomUUID();
     const id = `sa_${randomBytes(10).toString('hex')}`;
     const record = { id, accessId, description: 'legacy', publicKey: identityLine, publicKeyBytes: IDENTITY_KEY.toString('base64url'), fingerprint: 'SHA256:x', permissions: ['initiate_payment'], allowedIps: ['0.0.0.0/0', '::/0'], accountId: null, createdAt: new Date().toISOString() };
-    await redis.set(`${prefix}sa-access:${accessId}`, JSON.stringify(record));
-    await redis.set(`${prefix}sa:${id}`, accessId);
-    await redis.sadd(`${prefix}sas`, id);
+    await redis.set(credentialKey(prefix, 'sa', accessId), JSON.stringify(record));
+    await redis.hset(`${prefix}index:sa-ids`, id, accessId);
+    await redis.zadd(`${prefix}index:sas`, 0, id);
     const url = `${gateway.publicUrl}/v1/transfers`;
     const body = JSON.stringify({ amount: 1_000_000, to: 'attacker' });
     const { privateKey } = generateKeyPairSync('ed25519');
@@ -108,10 +109,10 @@ t.test('the review, replayed against a gateway process', async (t) => {
       headers.signature = `sig1=:${randomBytes(64).toString('base64')}:`;
       t.equal((await fetch(url, { headers })).status, 401);
     }
-    t.same(await redis.keys(`${prefix}nonce:*`), [], '200 forged requests created no nonce key');
+    t.same(await redis.keys(`${prefix}sa:{*}:nonce:*`), [], '200 forged requests created no nonce key');
     const valid = await fetch(url, { headers: signRequest({ method: 'GET', url, accessId: account.access_id!, privateKey }) });
     t.equal(valid.status, 200, 'a valid request still passes');
-    t.equal((await redis.keys(`${prefix}nonce:*`)).length, 1, 'and consumes exactly its nonce');
+    t.equal((await redis.keys(`${prefix}sa:{*}:nonce:*`)).length, 1, 'and consumes exactly its nonce');
   });
 
   await t.test('5 and 6: an attacker cannot lock the owner out, and concurrent guesses are counted exactly', async (t) => {

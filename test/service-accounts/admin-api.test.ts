@@ -49,7 +49,7 @@ t.test('create, list, show, delete', async (t) => {
   t.equal(listed.statusCode, 200);
   t.notOk(listed.body.includes(account.access_id), 'the list never shows the full Access ID');
   const { access_id: _full, ...shown } = account;
-  t.same(listed.json(), { service_accounts: [shown] });
+  t.same(listed.json(), { service_accounts: [shown], next_cursor: null });
 
   const show = await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` });
   t.equal(show.statusCode, 200);
@@ -65,7 +65,7 @@ t.test('create, list, show, delete', async (t) => {
     t.equal(gone.statusCode, 404);
     t.same({ ...gone.json(), request_id: 'x' }, { error: 'not_found', message: 'No service account with that id.', request_id: 'x' });
   }
-  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json(), { service_accounts: [] });
+  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json(), { service_accounts: [], next_cursor: null });
 });
 
 t.test('the admin token is required', async (t) => {
@@ -120,7 +120,7 @@ t.test('bad input is a 400 naming the field, and nothing is written', async (t) 
     if (typeof message === 'string') t.equal(body.message, message);
     else t.match(body.message, message);
   }
-  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json(), { service_accounts: [] }, 'nothing was written');
+  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json(), { service_accounts: [], next_cursor: null }, 'nothing was written');
 });
 
 t.test('accepted forms are stored canonically', async (t) => {

@@ -64,7 +64,7 @@ t.test('a signed request whose signature has not verified writes nothing to the 
   const redis = new (await import('ioredis')).Redis('redis://127.0.0.1:6379', { lazyConnect: true });
   await redis.connect();
   t.teardown(() => redis.disconnect());
-  const nonceKeys = async () => (await redis.keys(`${tg.redisPrefix}nonce:*`)).length;
+  const nonceKeys = async () => (await redis.keys(`${tg.redisPrefix}sa:{*}:nonce:*`)).length;
   const before = await nonceKeys();
   for (let i = 0; i < 50; i++) {
     const head = transferHead('{"amount":1}', sa, { signature: `sig1=:${randomBytes(64).toString('base64')}:`, connection: 'close' });

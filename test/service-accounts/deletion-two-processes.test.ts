@@ -1,33 +1,18 @@
 // Deletion is immediate everywhere: two real gateway processes share one Redis; after DELETE
 // returns on one, the Access ID is refused with 401 on both.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { signRequest, sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { sharedRedisDeployment } from '../helpers/process-ops.js';
 
 t.test('after DELETE returns, every instance sharing the Redis refuses the Access ID', async (t) => {
-  const banking = await startEchoUpstream('banking');
-  const publicApi = await startEchoUpstream('public');
-  const prefix = uniquePrefix('gw-two');
-  const adminToken = randomBytes(24).toString('hex');
-  t.teardown(async () => {
-    await banking.close();
-    await publicApi.close();
-    await deleteKeysWithPrefix(prefix);
-  });
-  const env = {
-    REDIS_URL: TEST_REDIS_URL,
-    GATEWAY_REDIS_KEY_PREFIX: prefix,
-    GATEWAY_ADMIN_TOKEN: adminToken,
-    PUBLIC_UPSTREAM: publicApi.url,
-    BANKING_UPSTREAM: banking.url,
-    GATEWAY_LOG_LEVEL: 'warn',
-  };
+  const deployment = await sharedRedisDeployment(t, 'two');
+  const { adminToken } = deployment;
+  const env = { ...deployment.env, GATEWAY_LOG_LEVEL: 'warn' };
   const [first, second] = await Promise.all([
     startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-a-')) }),
     startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-b-')) }),
@@ -53,7 +38,7 @@ t.test('after DELETE returns, every instance sharing the Redis refuses the Acces
   const deleted = await fetch(`${first.adminUrl}/admin/v1/service-accounts/${account.id}`, { method: 'DELETE', headers: { authorization: admin.authorization } });
   t.equal(deleted.status, 204);
 
-  const contacted = banking.received.length;
+  const contacted = deployment.banking.received.length;
   for (const [name, gateway] of [['second', second], ['first', first]] as const) {
     const refused = await balance(gateway);
     t.equal(refused.status, 401, `the ${name} instance refuses the deleted account at once`);
@@ -62,6 +47,6 @@ t.test('after DELETE returns, every instance sharing the Redis refuses the Acces
     t.equal(body.message, 'The Access ID does not belong to an active service account.');
     t.match(refused.headers.get('accept-signature'), /^sig1=\("@method" "@authority" "@path" "@query" "x-access-id"\);created;keyid="/);
   }
-  t.equal(banking.received.length, contacted, 'the upstream was not contacted after the deletion');
+  t.equal(deployment.banking.received.length, contacted, 'the upstream was not contacted after the deletion');
   for (const gateway of [first, second]) t.notOk(gateway.output().includes(account.access_id), 'no log line carries the full Access ID');
 });

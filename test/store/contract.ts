@@ -3,8 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
-import type { ClientRecord, CredentialStore, ServiceAccountRecord } from '../../gateway/store/types.js';
+import type { ClientRecord, CredentialStore, Page, PageRequest, ServiceAccountRecord } from '../../gateway/store/types.js';
 import { until } from '../helpers/poll.js';
+import { rateLimitContract } from './contract-rate-limit.js';
 
 export type StoreFactory = (t: Test) => Promise<CredentialStore>;
 
@@ -38,7 +39,11 @@ export function serviceAccountRecord(overrides: Partial<ServiceAccountRecord> = 
   };
 }
 
-const byId = <T extends { clientId?: string; id?: string }>(a: T, b: T) => String(a.clientId ?? a.id).localeCompare(String(b.clientId ?? b.id));
+/** Lists are ordered by id as bytes (Redis ZRANGEBYLEX), not by locale. */
+const byId = <T extends { clientId?: string; id?: string }>(a: T, b: T) => {
+  const [x, y] = [String(a.clientId ?? a.id), String(b.clientId ?? b.id)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 
 export function credentialStoreContract(t: Test, factory: StoreFactory): void {
   t.test('clients: create, get, list, delete', async (t) => {
@@ -50,11 +55,11 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.equal(await store.createClient({ ...a, name: 'other' }), false, 'an existing client id is not overwritten');
     t.same(await store.getClient(a.clientId), a);
     t.equal(await store.getClient(randomUUID()), null);
-    t.same((await store.listClients()).sort(byId), [a, b].sort(byId));
+    t.same(await store.listClients({ limit: 10 }), { items: [a, b].sort(byId), nextCursor: null }, 'ordered by id');
     t.equal(await store.deleteClient(a.clientId), true);
     t.equal(await store.deleteClient(a.clientId), false, 'a second delete finds nothing');
     t.equal(await store.getClient(a.clientId), null);
-    t.same(await store.listClients(), [b]);
+    t.same(await store.listClients({ limit: 10 }), { items: [b], nextCursor: null });
   });
 
   t.test('a record read back is a copy: changing it does not change the store', async (t) => {
@@ -75,14 +80,14 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     const jti = randomUUID();
     const exp = Math.floor(Date.now() / 1000) + 3600;
     t.same(await store.bearerState(client.clientId, jti), { client, revoked: false });
-    await store.revokeToken(jti, exp);
+    await store.revokeToken(client.clientId, jti, exp);
     t.same(await store.bearerState(client.clientId, jti), { client, revoked: true });
     t.same(await store.bearerState(client.clientId, randomUUID()), { client, revoked: false }, 'other tokens are not revoked');
-    await store.revokeToken(jti, exp);
+    await store.revokeToken(client.clientId, jti, exp);
     t.same(await store.bearerState(client.clientId, jti), { client, revoked: true }, 'revoking twice is harmless');
     await store.deleteClient(client.clientId);
     t.same(await store.bearerState(client.clientId, randomUUID()), { client: null, revoked: false }, 'a deleted client is null');
-    t.same(await store.bearerState(randomUUID(), jti), { client: null, revoked: true });
+    t.same(await store.bearerState(client.clientId, jti), { client: null, revoked: true }, 'the mark outlives the client');
   });
 
   t.test('meta: get and compare-and-set', async (t) => {
@@ -165,13 +170,57 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.same(await store.getServiceAccount(a.id), a);
     t.equal(await store.getServiceAccount(randomUUID()), null);
     t.equal(await store.getServiceAccount(a.accessId), null, 'the Access ID is not a management id');
-    t.same((await store.listServiceAccounts()).sort(byId), [a, b].sort(byId));
+    t.same(await store.listServiceAccounts({ limit: 10 }), { items: [a, b].sort(byId), nextCursor: null }, 'ordered by id');
     t.equal(await store.deleteServiceAccount(a.id), true);
     t.equal(await store.deleteServiceAccount(a.id), false);
     t.equal(await store.getServiceAccount(a.id), null);
-    t.same(await store.listServiceAccounts(), [b]);
+    t.same(await store.listServiceAccounts({ limit: 10 }), { items: [b], nextCursor: null });
     t.same(await store.serviceAccountForRequest(a.accessId, 'n1'), { account: null, nonceUsed: false }, 'a deleted account is unknown at once');
     t.equal(await store.createServiceAccount(serviceAccountRecord({ accessId: a.accessId })), true, 'a deleted Access ID leaves no index behind');
+  });
+
+  t.test('findServiceAccountByAccessId: the account behind a full Access ID, or null', async (t) => {
+    const store = await factory(t);
+    const a = serviceAccountRecord();
+    await store.createServiceAccount(a);
+    t.same(await store.findServiceAccountByAccessId(a.accessId), a);
+    t.equal(await store.findServiceAccountByAccessId(a.id), null, 'the management id is not an Access ID');
+    t.equal(await store.findServiceAccountByAccessId(randomUUID()), null);
+    await store.deleteServiceAccount(a.id);
+    t.equal(await store.findServiceAccountByAccessId(a.accessId), null, 'a deleted account is not found');
+  });
+
+  t.test('lists come in pages by id: every record once, nextCursor null at the end', async (t) => {
+    const store = await factory(t);
+    const clients = Array.from({ length: 7 }, () => clientRecord());
+    const accounts = Array.from({ length: 7 }, () => serviceAccountRecord());
+    for (const c of clients) await store.createClient(c);
+    for (const a of accounts) await store.createServiceAccount(a);
+    for (const [what, list, all] of [
+      ['clients', (p: PageRequest) => store.listClients(p), clients.sort(byId)],
+      ['service accounts', (p: PageRequest) => store.listServiceAccounts(p), accounts.sort(byId)],
+    ] as const) {
+      const pages: unknown[][] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 5; i++) {
+        const page: Page<unknown> = await list({ limit: 3, cursor });
+        pages.push(page.items);
+        if (page.nextCursor === null) break;
+        t.type(page.nextCursor, 'string');
+        cursor = page.nextCursor;
+      }
+      t.same(pages, [all.slice(0, 3), all.slice(3, 6), all.slice(6)], `${what}: three pages in id order`);
+      t.same(await list({ limit: 7 }), { items: all, nextCursor: null }, `${what}: a page that holds the rest is the last`);
+      const first = await list({ limit: 2 });
+      t.same(first.items, all.slice(0, 2));
+      t.same((await list({ limit: 2, cursor: first.nextCursor! })).items, all.slice(2, 4), `${what}: the cursor continues after the last id`);
+    }
+    // Changes between pages: a deleted record is skipped, later ones are not repeated or lost.
+    const first = await store.listClients({ limit: 3 });
+    await store.deleteClient(clients[3]!.clientId);
+    t.same((await store.listClients({ limit: 3, cursor: first.nextCursor! })).items, clients.slice(4, 7), 'a record deleted between pages is skipped');
+    const five = await store.listClients({ limit: 5 });
+    t.same(await store.listClients({ limit: 1, cursor: five.nextCursor! }), { items: [clients[6]], nextCursor: null }, 'the last page ends the list');
   });
 
   t.test('serviceAccountForRequest: the account and whether the nonce was used; writes nothing', async (t) => {
@@ -242,7 +291,8 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     const read = await store.getServiceAccount(a.id);
     t.equal(read?.lastUsedAt, '2026-02-01T11:00:00.000Z');
     t.equal(read?.lastUsedIp, '10.0.0.9');
-    t.same(await store.listServiceAccounts(), [{ ...a, lastUsedAt: '2026-02-01T11:00:00.000Z', lastUsedIp: '10.0.0.9' }]);
+    t.same((await store.listServiceAccounts({ limit: 10 })).items, [{ ...a, lastUsedAt: '2026-02-01T11:00:00.000Z', lastUsedIp: '10.0.0.9' }]);
+    t.same(await store.findServiceAccountByAccessId(a.accessId), { ...a, lastUsedAt: '2026-02-01T11:00:00.000Z', lastUsedIp: '10.0.0.9' });
     t.equal(await store.getServiceAccount(gone.id), null, 'a use does not bring a deleted account back');
     t.same(await store.serviceAccountForRequest(gone.accessId, 'n'), { account: null, nonceUsed: false });
   });
@@ -352,4 +402,5 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     const store = await factory(t);
     await t.resolves(store.ping());
   });
+  rateLimitContract(t, factory);
 }

@@ -27,7 +27,7 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   await first.createServiceAccount(account);
   await first.recordServiceAccountUse([{ accessId: account.accessId, at: '2026-03-01T00:00:00.000Z', ip: '10.1.2.3' }]);
   await first.compareAndSetMeta('jwt-signing-keys', null, '{"k":1}');
-  await first.revokeToken('jti-revoked', exp);
+  await first.revokeToken(kept.clientId, 'jti-revoked', exp);
   await first.putSession('s', 'data', 600);
   await first.reserveAttempt([{ key: 'ip:1.1.1.1', max: 1 }], 600);
   t.equal(await first.consumeNonce(account.accessId, 'nonce', 300), 'fresh');
@@ -35,7 +35,7 @@ t.test('durable records survive a restart; short-lived state does not', async (t
 
   const second = new EmbeddedCredentialStore(file);
   t.teardown(() => second.close());
-  t.same(await second.listClients(), [kept]);
+  t.same((await second.listClients({ limit: 10 })).items, [kept]);
   t.same(await second.getServiceAccount(account.id), { ...account, lastUsedAt: '2026-03-01T00:00:00.000Z', lastUsedIp: '10.1.2.3' });
   t.equal(await second.getMeta('jwt-signing-keys'), '{"k":1}');
   t.same(await second.bearerState(kept.clientId, 'jti-revoked'), { client: kept, revoked: true });
@@ -70,7 +70,7 @@ t.test('a leftover temporary file from a crash is ignored and the last complete 
   writeFileSync(join(dir, 'store.json.12345.tmp'), '{"clients": {"half-writ');
   const second = new EmbeddedCredentialStore(file);
   t.teardown(() => second.close());
-  t.same(await second.listClients(), [client]);
+  t.same((await second.listClients({ limit: 10 })).items, [client]);
 });
 
 t.test('without a path nothing is written', async (t) => {

@@ -2,10 +2,11 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { RedisKeys } from '../../gateway/store/redis-keys.js';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import { until } from '../helpers/poll.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
-import { clientRecord, credentialStoreContract } from './contract.js';
+import { clientRecord, credentialStoreContract, serviceAccountRecord } from './contract.js';
 
 async function keysWithPrefix(prefix: string): Promise<string[]> {
   const redis = new Redis(TEST_REDIS_URL);
@@ -44,7 +45,7 @@ t.test('every key the store writes carries its prefix, so instances with other p
   await store.createClient(client);
   await store.compareAndSetMeta('m', null, 'v');
   t.equal(await neighbour.getClient(client.clientId), null);
-  t.same(await neighbour.listClients(), []);
+  t.same(await neighbour.listClients({ limit: 10 }), { items: [], nextCursor: null });
   t.equal(await neighbour.getMeta('m'), null);
   const keys = await keysWithPrefix(prefix);
   t.ok(keys.length >= 3, `keys written: ${keys.join(', ')}`);
@@ -66,7 +67,7 @@ t.test('two store objects on one prefix share state (two gateway instances)', as
   const client = clientRecord();
   await one.createClient(client);
   t.same(await two.getClient(client.clientId), client);
-  await two.revokeToken('jti-1', Math.floor(Date.now() / 1000) + 600);
+  await two.revokeToken(client.clientId, 'jti-1', Math.floor(Date.now() / 1000) + 600);
   t.same(await one.bearerState(client.clientId, 'jti-1'), { client, revoked: true });
   await one.deleteClient(client.clientId);
   t.same(await two.bearerState(client.clientId, 'jti-2'), { client: null, revoked: false });
@@ -96,4 +97,33 @@ t.test('a change made through one store object reaches the watchers of another o
   await until(() => seen === 'set-2', 'and the next one');
   await sleep(100);
   t.equal(neighbourCalls, 1, 'a watcher under another prefix hears nothing of it');
+});
+
+t.test('an index entry whose record is gone (a delete cut short) is skipped by lists and gets, and a second delete clears it', async (t) => {
+  const prefix = uniquePrefix('store');
+  const store = new RedisCredentialStore(TEST_REDIS_URL, prefix);
+  const redis = new Redis(TEST_REDIS_URL);
+  await store.connect();
+  t.teardown(async () => {
+    await store.close();
+    redis.disconnect();
+    await deleteKeysWithPrefix(prefix);
+  });
+  const keys = new RedisKeys(prefix);
+  const [a, b] = [serviceAccountRecord(), serviceAccountRecord()].sort((x, y) => (x.id < y.id ? -1 : 1));
+  const [c, d] = [clientRecord(), clientRecord()].sort((x, y) => (x.clientId < y.clientId ? -1 : 1));
+  for (const account of [a!, b!]) await store.createServiceAccount(account);
+  for (const client of [c!, d!]) await store.createClient(client);
+  // What a crash between deleting the records and their index entries leaves behind.
+  await redis.del(keys.account(a!.accessId), keys.client(c!.clientId));
+  t.same(await store.listServiceAccounts({ limit: 1 }), { items: [], nextCursor: Buffer.from(a!.id).toString('base64url') }, 'a page may come out short, and says more follow');
+  t.same(await store.listServiceAccounts({ limit: 10 }), { items: [b], nextCursor: null });
+  t.same(await store.listClients({ limit: 10 }), { items: [d], nextCursor: null });
+  t.equal(await store.getServiceAccount(a!.id), null);
+  t.equal(await store.getClient(c!.clientId), null);
+  t.equal(await store.deleteServiceAccount(a!.id), false, 'nothing left to delete...');
+  t.equal(await store.deleteClient(c!.clientId), false);
+  t.same(await redis.zrange(keys.accountIndex, 0, -1), [b!.id], '...but the index entry is gone');
+  t.same(await redis.hkeys(keys.accessIdsById), [b!.id]);
+  t.same(await redis.zrange(keys.clientIndex, 0, -1), [d!.clientId]);
 });

@@ -80,3 +80,14 @@ t.test('a watcher survives an outage of its connection and re-reads once back: a
   await writer.compareAndSetMeta('keys', 'during', 'after');
   await until(() => seen === 'after', 'and hears later changes again');
 });
+
+t.test('an unreachable Cluster or Sentinel fails to open with StoreUnavailableError, without hanging', async (t) => {
+  const closed = [{ host: '127.0.0.1', port: 1 }];
+  const started = Date.now();
+  await t.rejects(openStore({ redisUrl: undefined, redisClusterNodes: closed, redisKeyPrefix: uniquePrefix('down'), embeddedStorePath: undefined }), StoreUnavailableError);
+  await t.rejects(
+    openStore({ redisUrl: undefined, redisSentinels: closed, redisSentinelMaster: 'gateway', redisKeyPrefix: uniquePrefix('down'), embeddedStorePath: undefined }),
+    StoreUnavailableError,
+  );
+  t.ok(Date.now() - started < 10_000, `both refused in ${Date.now() - started} ms`);
+});

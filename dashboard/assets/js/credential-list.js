@@ -7,10 +7,21 @@ import { confirmDialog } from './confirm-dialog.js';
 import { announce, h, replaceChildren } from './dom.js';
 import { capitalized } from './format.js';
 
+/** A `load` for showCredentialList: one page of the admin list at `path` (its items under `key`). */
+export function pageLoader(path, key, limit = 100) {
+  return async (cursor) => {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (cursor) query.set('cursor', cursor);
+    const page = await api.get(`${path}?${query}`);
+    return { items: page[key], nextCursor: page.next_cursor ?? null };
+  };
+}
+
 /**
  * The header with its `description`, a polite status region for `notice` ({ kind: 'success' |
- * 'error', text }), and a card that is aria-busy until `load()` resolves, then holds an error alert,
- * the `empty` state ({ title, text }) or a table of `columns` with one `row(item)` each. Header and
+ * 'error', text }), and a card that is aria-busy until the first page of `load(cursor)` ({ items,
+ * nextCursor }) resolves, then holds an error alert, the `empty` state ({ title, text }) or a table
+ * of `columns` with one `row(item)` each, and a "Show more" button while pages remain. Header and
  * empty state both link to the create form, `${route}/new`.
  */
 export async function showCredentialList({ panel, noun, route }, { description, load, empty, columns, row, notice }) {
@@ -20,20 +31,44 @@ export async function showCredentialList({ panel, noun, route }, { description, 
   const body = h('div', { class: 'card', 'aria-busy': 'true' }, h('p', { class: 'card-body muted' }, `Loading ${plural}…`));
   replaceChildren(panel, panelHeader({ title: capitalized(plural), description, action: createLink() }), status, body);
   if (notice) replaceChildren(status, h('div', { class: `alert alert-${notice.kind}` }, notice.text));
-  let items;
+  const loadFailed = (error) => h('div', { class: 'alert alert-error', role: 'alert' }, h('strong', {}, `The ${plural} could not be loaded.`), error.message);
+  let page;
   try {
-    items = await load();
+    page = await load(null);
   } catch (error) {
-    replaceChildren(body, h('div', { class: 'card-body' }, h('div', { class: 'alert alert-error', role: 'alert' }, h('strong', {}, `The ${plural} could not be loaded.`), error.message)));
+    replaceChildren(body, h('div', { class: 'card-body' }, loadFailed(error)));
     body.removeAttribute('aria-busy');
     return;
   }
   body.removeAttribute('aria-busy');
-  if (items.length === 0) {
+  if (page.items.length === 0) {
     replaceChildren(body, emptyState({ ...empty, action: createLink() }));
     return;
   }
-  replaceChildren(body, h('div', { class: 'table-wrap' }, credentialTable(`${capitalized(plural)} (${items.length})`, columns, items.map(row))));
+  let shown = page.items.length;
+  let cursor = page.nextCursor;
+  const caption = h('caption', { class: 'visually-hidden' }, '');
+  const describe = () => replaceChildren(caption, `${capitalized(plural)} (${shown} shown${cursor ? ', more available' : ''})`);
+  describe();
+  const rows = h('tbody', {}, page.items.map(row));
+  const more = h('button', { type: 'button', class: 'button button-secondary', on: { click: showMore } }, `Show more ${plural}`);
+  async function showMore() {
+    more.disabled = true;
+    try {
+      const next = await load(cursor);
+      rows.append(...next.items.map(row));
+      shown += next.items.length;
+      cursor = next.nextCursor;
+      describe();
+      announce(`${next.items.length} more ${plural} shown.`);
+      if (cursor) more.disabled = false;
+      else more.remove();
+    } catch (error) {
+      more.disabled = false;
+      replaceChildren(status, loadFailed(error));
+    }
+  }
+  replaceChildren(body, h('div', { class: 'table-wrap' }, credentialTable(caption, columns, rows)), cursor ? h('div', { class: 'card-footer' }, more) : null);
 }
 
 /** The caption is for screen readers (it counts the rows); the last column holds the actions. */
@@ -41,9 +76,9 @@ function credentialTable(caption, columns, rows) {
   return h(
     'table',
     {},
-    h('caption', { class: 'visually-hidden' }, caption),
+    caption,
     h('thead', {}, h('tr', {}, columns.map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
-    h('tbody', {}, rows),
+    rows,
   );
 }
 

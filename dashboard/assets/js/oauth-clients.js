@@ -1,9 +1,8 @@
 // Settings -> API Credentials -> OAuth clients: list with scopes, create (secret shown once), delete.
-import { api } from './api.js';
 import { h } from './dom.js';
 import { checkboxField, checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
 import { showCreateForm, showCreated } from './credential-create.js';
-import { confirmAndDelete, deleteCell, showCredentialList } from './credential-list.js';
+import { confirmAndDelete, deleteCell, pageLoader, showCredentialList } from './credential-list.js';
 import { showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
@@ -14,7 +13,7 @@ export function oauthClientsTab(panel, vocabulary) {
   function showList(notice) {
     return showCredentialList(tab, {
       description: 'Credentials for the public API. A client exchanges its client ID and secret at /v1/oauth/token for a Bearer token that carries the client’s scopes.',
-      load: async () => (await api.get(tab.path)).clients,
+      load: pageLoader(tab.path, 'clients'),
       empty: { title: 'No OAuth clients yet', text: 'Create a client for each application that calls the public API, with only the scopes it needs.' },
       columns: ['Name', 'Client ID', 'Scopes', 'Account', 'Created'],
       row: clientRow,

@@ -1,9 +1,8 @@
 // Settings -> API Credentials -> Service accounts: list, create (Access ID shown once), delete.
-import { api } from './api.js';
 import { h } from './dom.js';
 import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
 import { showCreateForm, showCreated } from './credential-create.js';
-import { confirmAndDelete, deleteCell, showCredentialList } from './credential-list.js';
+import { confirmAndDelete, deleteCell, pageLoader, showCredentialList } from './credential-list.js';
 import { showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
@@ -31,7 +30,7 @@ export function serviceAccountsTab(panel, vocabulary) {
   function showList(notice) {
     return showCredentialList(tab, {
       description: 'Credentials for the banking API. A program signs each request with its Ed25519 private key and sends the Access ID in the x-access-id header; the gateway checks the signature, the permissions and the allowed IPs.',
-      load: async () => (await api.get(tab.path)).service_accounts,
+      load: pageLoader(tab.path, 'service_accounts'),
       empty: { title: 'No service accounts yet', text: 'Create one for each program that calls the banking API, with only the permissions it needs.' },
       columns: ['Description', 'Access ID', 'Permissions', 'Allowed IPs', 'Created', 'Last used'],
       row: accountRow,

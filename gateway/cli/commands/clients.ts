@@ -1,5 +1,5 @@
 // gatewayctl clients create|list|show|delete, and keys rotate.
-import { adminConnection, adminRequest, CliError } from '../admin-client.js';
+import { adminConnection, adminRequest, allPages, CliError, pageSize } from '../admin-client.js';
 import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
 import type { ClientView } from '../../admin/clients-routes.js';
@@ -33,10 +33,10 @@ export const clientCommands: Command[] = [
     group: 'clients',
     name: 'list',
     summary: 'List OAuth clients.',
-    usage: 'gatewayctl clients list [--json]',
-    options: { ...ADMIN_OPTIONS },
+    usage: 'gatewayctl clients list [--page-size N] [--json]',
+    options: { ...ADMIN_OPTIONS, 'page-size': { type: 'string' } },
     async run(values) {
-      const { clients } = await adminRequest<{ clients: Client[] }>(adminConnection(values), 'GET', '/admin/v1/clients');
+      const clients = await allPages<Client>(adminConnection(values), '/admin/v1/clients', 'clients', pageSize(values['page-size']));
       if (values.json) return printJson(clients);
       printTable(
         clients.map((c) => ({ client_id: c.client_id, name: c.name, scopes: c.scopes.join(' '), resource_server: c.resource_server ? 'yes' : 'no', created: c.created_at })),

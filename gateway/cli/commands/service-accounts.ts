@@ -1,7 +1,7 @@
 // gatewayctl service-accounts create|list|show|delete. The Access ID is printed in full only by
 // create; descriptions are printed escaped so stored text can never drive the terminal.
 import { readFileSync } from 'node:fs';
-import { adminConnection, adminRequest, CliError } from '../admin-client.js';
+import { adminConnection, adminRequest, allPages, CliError, pageSize } from '../admin-client.js';
 import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
 import type { ServiceAccountView } from '../../admin/service-accounts-routes.js';
@@ -69,10 +69,10 @@ export const serviceAccountCommands: Command[] = [
     group: 'service-accounts',
     name: 'list',
     summary: 'List service accounts (Access IDs partly hidden).',
-    usage: 'gatewayctl service-accounts list [--json]',
-    options: { ...ADMIN_OPTIONS },
+    usage: 'gatewayctl service-accounts list [--page-size N] [--json]',
+    options: { ...ADMIN_OPTIONS, 'page-size': { type: 'string' } },
     async run(values) {
-      const { service_accounts: accounts } = await adminRequest<{ service_accounts: ServiceAccount[] }>(adminConnection(values), 'GET', '/admin/v1/service-accounts');
+      const accounts = await allPages<ServiceAccount>(adminConnection(values), '/admin/v1/service-accounts', 'service_accounts', pageSize(values['page-size']));
       if (values.json) return printJson(accounts);
       printTable(
         accounts.map((a) => ({
@@ -85,6 +85,24 @@ export const serviceAccountCommands: Command[] = [
         })),
         ['id', 'access_id', 'description', 'permissions', 'allowed_ips', 'last_used'],
       );
+    },
+  },
+  {
+    group: 'service-accounts',
+    name: 'find',
+    summary: 'Find the service account behind a full Access ID (for support; the ID is not printed back).',
+    usage: 'gatewayctl service-accounts find ACCESS_ID [--json]',
+    options: { ...ADMIN_OPTIONS },
+    async run(values, [accessId]) {
+      if (!accessId) throw new CliError('ACCESS_ID is required');
+      const { service_accounts: found } = await adminRequest<{ service_accounts: ServiceAccount[] }>(
+        adminConnection(values),
+        'GET',
+        `/admin/v1/service-accounts?access_id=${encodeURIComponent(accessId)}`,
+      );
+      if (values.json) return printJson(found[0] ?? null);
+      if (found.length === 0) throw new CliError('No service account has that Access ID (it may have been deleted).');
+      printAccount(found[0]!);
     },
   },
   {

@@ -1,0 +1,94 @@
+// The Redis key layout, designed for Redis Cluster. Every key of one credential carries that
+// credential's hash tag ({<id>}), so each multi-key step on it (a script, an MGET) stays in one
+// slot, while different credentials spread over every master. Indexes that list everything are
+// separate keys, never touched in the same command as a record (that would be CROSSSLOT).
+//
+//   <p>client:{<clientId>}                 client record (JSON)
+//   <p>client:{<clientId>}:revoked:<jti>   revocation mark, expires with the token
+//   <p>sa:{<accessId>}                     service account record (JSON, without usage)
+//   <p>sa:{<accessId>}:used                last use (JSON {at, ip})
+//   <p>sa:{<accessId>}:nonce:<nonce>       used nonce, expires with the signature window
+//   <p>rl:{<credentialId>}:<route>         rate-limit state (redis-rate-limit.ts), in its credential's slot
+//   <p>index:clients                       sorted set of client ids (score 0: ordered by id)
+//   <p>index:sas                           sorted set of service account ids (score 0)
+//   <p>index:sa-ids                        hash: service account id -> Access ID
+//   <p>fail:{fail}:<key>                   failure counters (one tag: a reservation is atomic over its keys)
+//   <p>meta:<name>, <p>session:<id>        single-key values, hashed over the whole key
+//   <p>layout:version                      '2' once the store is in this layout
+export type CredentialKind = 'client' | 'sa';
+
+/**
+ * A key of one credential: `<prefix><kind>:{<id>}`, plus `:<suffix>` when given. Keys made here for
+ * one credential share its Cluster slot, so they can be used together in one script or MGET.
+ */
+export function credentialKey(prefix: string, kind: CredentialKind, credentialId: string, suffix?: string): string {
+  return `${prefix}${kind}:{${credentialId}}${suffix === undefined ? '' : `:${suffix}`}`;
+}
+
+/** The key names of one prefix. */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  client(clientId: string): string {
+    return credentialKey(this.prefix, 'client', clientId);
+  }
+
+  revoked(clientId: string, jti: string): string {
+    return credentialKey(this.prefix, 'client', clientId, `revoked:${jti}`);
+  }
+
+  account(accessId: string): string {
+    return credentialKey(this.prefix, 'sa', accessId);
+  }
+
+  accountUsage(accessId: string): string {
+    return credentialKey(this.prefix, 'sa', accessId, 'used');
+  }
+
+  nonce(accessId: string, nonce: string): string {
+    return credentialKey(this.prefix, 'sa', accessId, `nonce:${nonce}`);
+  }
+
+  get clientIndex(): string {
+    return `${this.prefix}index:clients`;
+  }
+
+  get accountIndex(): string {
+    return `${this.prefix}index:sas`;
+  }
+
+  get accessIdsById(): string {
+    return `${this.prefix}index:sa-ids`;
+  }
+
+  failures(key: string): string {
+    return `${this.prefix}fail:{fail}:${key}`;
+  }
+
+  meta(name: string): string {
+    return `${this.prefix}meta:${name}`;
+  }
+
+  /** Pub/sub channels are shared by every database of a server: the key prefix keeps instances apart. */
+  metaChannel(name: string): string {
+    return `${this.prefix}meta-changed:${name}`;
+  }
+
+  session(id: string): string {
+    return `${this.prefix}session:${id}`;
+  }
+
+  get layoutVersion(): string {
+    return `${this.prefix}layout:version`;
+  }
+
+  /** Until when (epoch ms) revocation marks of the old layout (`revoked:<jti>`) may still exist. */
+  get legacyRevocationsUntil(): string {
+    return `${this.prefix}layout:legacy-revocations-until`;
+  }
+
+  /** The old layout's revocation mark, honoured until it expires (it has no client id to move it by). */
+  legacyRevoked(jti: string): string {
+    return `${this.prefix}revoked:${jti}`;
+  }
+}

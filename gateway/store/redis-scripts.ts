@@ -1,0 +1,54 @@
+// The Lua scripts of the Redis store. Each touches only keys of one Cluster slot: the keys of one
+// credential (its {id} hash tag), one meta key, or the failure counters (all under {fail}).
+
+// KEYS: account record, nonce. ARGV: nonce ttl. Runs only once the signature has verified; the
+// nonce is consumed only while the account still exists. Returns 1 fresh, 0 already used, -1 account gone.
+export const CONSUME_NONCE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 1 end
+return 0`;
+
+// KEYS: account record, its usage. ARGV: usage JSON. Skips deleted accounts.
+export const RECORD_USE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+return 1`;
+
+// KEYS: meta:{name}. ARGV: '1' when the value is expected absent else '0', expected value, new value,
+// change channel. Absence is its own flag: an empty string is a value, not "absent". The change is
+// announced in the same script, so no write goes unannounced (on a Cluster, PUBLISH reaches every node).
+export const COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[1])
+if (ARGV[1] == '1' and current == false) or (ARGV[1] == '0' and current == ARGV[2]) then
+  redis.call('SET', KEYS[1], ARGV[3])
+  redis.call('PUBLISH', ARGV[4], '1')
+  return 1
+end
+return 0`;
+
+// KEYS: failure counters. ARGV: window seconds, then each key's max. Checks every key and counts
+// the attempt in the same step, so concurrent attempts cannot all pass one check. Returns
+// {1, 0} when allowed, {0, ms until the last blocking window ends} when refused.
+export const RESERVE_ATTEMPT = `
+local blocked, wait = false, 0
+for i, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') >= tonumber(ARGV[i + 1]) then
+    blocked = true
+    wait = math.max(wait, redis.call('PTTL', key))
+  end
+end
+if blocked then return {0, wait} end
+for _, key in ipairs(KEYS) do
+  redis.call('INCR', key)
+  redis.call('EXPIRE', key, ARGV[1], 'NX')
+end
+return {1, 0}`;
+
+// KEYS: failure counters. Takes one back from each; a counter back at zero is deleted rather than
+// decremented, so a counter whose window already lapsed is never recreated without an expiry.
+export const RELEASE_ATTEMPT = `
+for _, key in ipairs(KEYS) do
+  local count = tonumber(redis.call('GET', key) or '0')
+  if count > 1 then redis.call('DECR', key) elseif count == 1 then redis.call('DEL', key) end
+end
+return 0`;

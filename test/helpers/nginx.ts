@@ -1,0 +1,83 @@
+// A real nginx (Debian's) in front of gateway processes: a plain upstream block with keep-alive
+// connections, as an operator would write it. Everything it writes stays in a temporary directory.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+import { freePort } from './gateway-process.js';
+import { until } from './poll.js';
+
+export const NGINX = process.env.NGINX_BINARY ?? '/usr/sbin/nginx';
+
+export interface Nginx {
+  url: string;
+  /** nginx's error log so far (upstream errors it retried elsewhere show up here). */
+  errorLog(): string;
+}
+
+export async function startNginx(t: Test, upstreamPorts: number[]): Promise<Nginx> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-nginx-'));
+  const port = await freePort();
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `daemon off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log ${dir}/access.log;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream gateways {
+${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
+    keepalive 16;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://gateways;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+`,
+  );
+  const child = spawn(NGINX, ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      // QUIT: nginx's graceful stop; it ends its own workers.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGQUIT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const errorLog = () => {
+    try {
+      return readFileSync(join(dir, 'error.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  await until(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}:\n${output}${errorLog()}`);
+      return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+    },
+    'nginx listens',
+    10_000,
+  );
+  return { url: `http://127.0.0.1:${port}`, errorLog };
+}

@@ -1,0 +1,127 @@
+// The store contract on a real 3-master Redis Cluster started for this file: every operation must
+// keep its keys in one slot (ioredis and Redis answer CROSSSLOT otherwise, which the store reports
+// as unavailable and the contract fails), and credentials must spread over every master.
+import t from 'tap';
+import { Cluster } from 'ioredis';
+import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
+import { OldLayoutOnClusterError } from '../../gateway/store/redis-layout-migration.js';
+import { openStore } from '../../gateway/store/open-store.js';
+import { uniquePrefix } from '../helpers/redis.js';
+import { until } from '../helpers/poll.js';
+import { command, countKeys, startCluster } from '../helpers/redis-topology.js';
+import { clientRecord, credentialStoreContract, serviceAccountRecord } from './contract.js';
+
+const cluster = await startCluster(t);
+
+function clusterStore(prefix: string): RedisCredentialStore {
+  return new RedisCredentialStore({ redisClusterNodes: cluster.nodes }, prefix, { commandTimeoutMs: 1000 });
+}
+
+credentialStoreContract(t, async (t) => {
+  const store = clusterStore(uniquePrefix('cluster'));
+  await store.connect();
+  t.teardown(() => store.close());
+  return store;
+});
+
+t.test('the keys of 200 credentials spread over all three masters, and every operation on them works', async (t) => {
+  const prefix = uniquePrefix('spread');
+  const store = clusterStore(prefix);
+  await store.connect();
+  t.teardown(() => store.close());
+  const accounts = Array.from({ length: 100 }, () => serviceAccountRecord());
+  const clients = Array.from({ length: 100 }, () => clientRecord());
+  for (const a of accounts) t.equal(await store.createServiceAccount(a), true);
+  for (const c of clients) t.equal(await store.createClient(c), true);
+  for (const [i, a] of accounts.entries()) {
+    t.equal(await store.consumeNonce(a.accessId, `n-${i}`, 60), 'fresh');
+    t.equal((await store.serviceAccountForRequest(a.accessId, `n-${i}`)).nonceUsed, true);
+  }
+  await store.recordServiceAccountUse(accounts.map((a) => ({ accessId: a.accessId, at: '2026-04-01T00:00:00.000Z', ip: '10.0.0.1' })));
+  for (const c of clients) {
+    await store.revokeToken(c.clientId, 'jti', Math.floor(Date.now() / 1000) + 600);
+    t.same(await store.bearerState(c.clientId, 'jti'), { client: c, revoked: true });
+  }
+  const perNode = await Promise.all(cluster.servers.map((s) => countKeys(s.port, prefix)));
+  t.comment(`keys per master: ${perNode.join(', ')}`);
+  // 100 accounts x 3 keys + 100 clients x 2 keys, hashed by credential: each master holds a fair
+  // share (about a third, 167); one global tag would put every record on one master.
+  for (const count of perNode) t.ok(count > 100, `every master holds many credential keys (${count})`);
+  t.equal(perNode.reduce((a, b) => a + b, 0), 100 * 3 + 100 * 2 + 3 + 1, 'records, usage, nonces, revocations, 3 indexes, the layout version, nothing else');
+
+  const listed = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 10; page++) {
+    const result = await store.listServiceAccounts({ limit: 30, cursor });
+    listed.push(...result.items);
+    if (result.nextCursor === null) break;
+    cursor = result.nextCursor;
+  }
+  t.equal(listed.length, 100, 'paging reads every account from every master');
+  t.ok(listed.every((a) => a.lastUsedIp === '10.0.0.1'), 'with its usage');
+  t.equal((await store.listClients({ limit: 1000 })).items.length, 100);
+  for (const a of accounts.slice(0, 20)) t.equal(await store.deleteServiceAccount(a.id), true);
+  for (const c of clients.slice(0, 20)) t.equal(await store.deleteClient(c.clientId), true);
+  t.equal((await store.listServiceAccounts({ limit: 1000 })).items.length, 80);
+  t.equal((await store.listClients({ limit: 1000 })).items.length, 80);
+});
+
+t.test('a multi-key command across credentials is refused by the Cluster, as the store never sends one', async (t) => {
+  // Guards the premise of this file: CROSSSLOT is really raised here, so the contract above proves something.
+  const raw = new Cluster(cluster.nodes, { lazyConnect: true });
+  t.teardown(() => raw.disconnect());
+  await raw.connect();
+  const prefix = uniquePrefix('crossslot');
+  await t.rejects(raw.mget(`${prefix}sa:{a}`, `${prefix}sa:{b}`), /CROSSSLOT/);
+  t.same(await raw.mget(`${prefix}sa:{a}`, `${prefix}sa:{a}:used`), [null, null], 'keys of one credential share a slot');
+});
+
+t.test('openStore opens a Cluster store from the settings', async (t) => {
+  const store = await openStore({ redisUrl: undefined, redisClusterNodes: cluster.nodes, redisKeyPrefix: uniquePrefix('open'), embeddedStorePath: undefined });
+  t.teardown(() => store.close());
+  t.equal(store.kind, 'redis');
+  const client = clientRecord();
+  t.equal(await store.createClient(client), true);
+  t.same(await store.getClient(client.clientId), client);
+});
+
+t.test('keys of the first layout on a Cluster: the store refuses to open and names them', async (t) => {
+  const prefix = uniquePrefix('old');
+  const raw = new Cluster(cluster.nodes, { lazyConnect: true });
+  t.teardown(() => raw.disconnect());
+  await raw.connect();
+  await raw.sadd(`${prefix}sas`, 'some-id');
+  const store = clusterStore(prefix);
+  t.teardown(() => store.close());
+  const error = await store.connect().catch((e: unknown) => e);
+  t.type(error, OldLayoutOnClusterError);
+  t.match((error as Error).message, `${prefix}sas`);
+  t.match((error as Error).message, 'REDIS_URL');
+  await t.rejects(store.ping(), { name: 'StoreUnavailableError' }, 'and stays unavailable');
+});
+
+t.test('a watcher whose subscriber connection is cut opens another and re-reads: a change made meanwhile is not missed', async (t) => {
+  const prefix = uniquePrefix('watch');
+  const watched = clusterStore(prefix);
+  const writer = clusterStore(prefix);
+  await Promise.all([watched.connect(), writer.connect()]);
+  t.teardown(() => Promise.all([watched.close(), writer.close()]));
+  let seen: string | null = null;
+  let calls = 0;
+  watched.watchMeta('keys', () => {
+    calls++;
+    watched.getMeta('keys').then((v) => (seen = v), () => {});
+  });
+  await until(() => calls === 1, 'the watch is subscribed', 3000);
+  await writer.compareAndSetMeta('keys', null, 'v1');
+  await until(() => seen === 'v1', 'a change on another node is heard (PUBLISH reaches every node)', 3000);
+  // Cut every subscriber connection of the cluster, then change the value at once.
+  let killed = 0;
+  for (const server of cluster.servers) killed += Number(await command(server.port, 'CLIENT', 'KILL', 'TYPE', 'pubsub'));
+  t.ok(killed >= 1, `the watcher's subscriber connection was cut (${killed} cut)`);
+  await writer.compareAndSetMeta('keys', 'v1', 'v2');
+  await until(() => seen === 'v2', 'the watcher re-reads once subscribed again', 5000);
+  await writer.compareAndSetMeta('keys', 'v2', 'v3');
+  await until(() => seen === 'v3', 'and hears later changes', 3000);
+  t.equal(seen, 'v3');
+});
