@@ -1,7 +1,7 @@
 // Helpers for tests of gateway processes (signals, drains, workers): their JSON log lines, a Bearer
 // token through the real listeners, and plain GETs whose connection reuse can be observed.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,4 +129,10 @@ export function get(url: string, headers: Record<string, string>, agent: Agent |
     req.on('error', reject);
     req.end();
   });
+}
+
+/** Resident memory of a process, in bytes (VmRSS from /proc). */
+export function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
 }

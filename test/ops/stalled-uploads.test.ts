@@ -4,7 +4,7 @@
 // authenticated upload) is cut by the request timeout; authenticated bodies are held only within
 // the body budget. The process's resident memory stays flat and every connection is closed.
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -12,15 +12,11 @@ import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { signRequest, sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';
 import { partialRequest, requestHead } from '../helpers/http.js';
+import { residentBytes } from '../helpers/process-ops.js';
 
 const MIB = 1024 * 1024;
 const PER_KIND = 100;
 const REQUEST_TIMEOUT_MS = 3000;
-
-function rssBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024;
-}
 
 t.test('hundreds of stalled uploads: memory stays flat, every connection is closed', async (t) => {
   const banking = await startEchoUpstream('banking');
@@ -53,7 +49,7 @@ t.test('hundreds of stalled uploads: memory stays flat, every connection is clos
 
   // Warm up, so that the baseline includes what the first requests allocate once.
   for (let i = 0; i < 20; i++) await fetch(`${gateway.publicUrl}/v1/balance`);
-  const baseline = rssBytes(pid);
+  const baseline = residentBytes(pid);
 
   const body = Buffer.alloc(MIB, 'a');
   const allButOne = body.subarray(0, MIB - 1);
@@ -80,11 +76,11 @@ t.test('hundreds of stalled uploads: memory stays flat, every connection is clos
 
   let peak = baseline;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, rssBytes(pid));
+    peak = Math.max(peak, residentBytes(pid));
   }, 50);
   const results = await Promise.all(exchanges.map(async ({ kind, exchange }) => ({ kind, response: await exchange.response })));
   clearInterval(sampler);
-  peak = Math.max(peak, rssBytes(pid));
+  peak = Math.max(peak, residentBytes(pid));
   const closedWithinMs = Date.now() - started;
 
   const statuses = (kind: string) => {
