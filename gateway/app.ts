@@ -145,7 +145,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     registerTokenManagement(scope, { ...oauth, store });
   });
   registerDiscovery(publicApp, settings, keys);
-  await registerPipeline(publicApp, {
+  const closeUpstreams = await registerPipeline(publicApp, {
     settings,
     observe: metrics.stages,
     upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream },
@@ -185,6 +185,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       if (closed) return;
       closed = true;
       await Promise.all([publicApp.close(), adminApp.close()]);
+      await closeUpstreams();
       await usage.close();
       await storeRuntime.close();
     },

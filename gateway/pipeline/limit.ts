@@ -9,7 +9,6 @@
 //   RateLimit: "<route id>";r=<requests left now>;t=<seconds>
 // t is when the whole quota is back on an allowed request, and equals Retry-After on a 429 (the
 // draft: Retry-After must not point before the end of the effective window).
-import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { CredentialStore } from '../store/types.js';
@@ -47,20 +46,4 @@ export async function limit(store: RateLimitStore, context: RequestContext, repl
   context.rateLimitFields = fields;
   // On the reply now, so that the gateway's own answers after this stage (401, 413, 502...) carry them too.
   reply.headers(fields);
-}
-
-/**
- * The upstream's response headers with the gateway's limit kept: both fields are Lists, so when the
- * upstream sends its own the gateway's item goes first rather than being overwritten (an
- * intermediary must not make the advertised policy look more permissive).
- */
-export function withRateLimitFields(headers: IncomingHttpHeaders, context: RequestContext | undefined): IncomingHttpHeaders {
-  const ours = context?.rateLimitFields;
-  if (!ours) return headers;
-  const out = { ...headers };
-  for (const name of RATE_LIMIT_FIELDS) {
-    const theirs = headers[name];
-    out[name] = theirs === undefined ? ours[name] : [ours[name], ...[theirs].flat()].join(', ');
-  }
-  return out;
 }

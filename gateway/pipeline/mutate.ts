@@ -13,9 +13,11 @@
 // The forwarding headers are then set from the gateway's own view of the connection.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from './context.js';
+import { RATE_LIMIT_FIELDS } from './limit.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
-const DROPPED = new Set([...HOP_BY_HOP, 'expect', 'authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input', 'x-request-id', 'forwarded', 'x-host']);
+// Host too: the upstream gets its own (set from its address); the client's is in X-Forwarded-Host.
+const DROPPED = new Set([...HOP_BY_HOP, 'host', 'expect', 'authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input', 'x-request-id', 'forwarded', 'x-host']);
 const DROPPED_PATTERN = /^x-gateway-|^x-forwarded-|-ip$|^x-(original|rewrite|override)-|^x-(http-)?method(-override)?$|-method-override$/;
 
 /** The request facts the forwarding headers are set from. */
@@ -67,12 +69,29 @@ export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestCo
 // Hop-by-hop response headers describe the gateway's connection to the upstream, not the client's
 // connection to the gateway: forwarding "Connection: keep-alive" would override a client's
 // "Connection: close" and keep its socket open.
-export function downstreamHeaders(upstream: IncomingHttpHeaders): IncomingHttpHeaders {
-  const named = namedByConnection(upstream.connection);
-  const out: IncomingHttpHeaders = {};
-  for (const name in upstream) {
-    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
-    out[name] = upstream[name];
+/**
+ * The upstream's response header fields (undici's raw [name, value, ...] buffers) as the flat list
+ * writeHead takes, without hop-by-hop fields, and with the gateway's RateLimit fields first in their
+ * Lists: an intermediary must not make the advertised policy look more permissive than its own.
+ */
+export function downstreamHeaderList(raw: readonly Buffer[], rateLimit: RequestContext['rateLimitFields']): string[] {
+  const list: string[] = [];
+  let connectionNamed: Set<string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    const value = raw[i + 1]!.toString('latin1');
+    if (name === 'connection') connectionNamed = namedByConnection(value);
+    if (!HOP_BY_HOP.has(name)) list.push(name, value);
   }
-  return out;
+  if (connectionNamed) {
+    for (let i = list.length - 2; i >= 0; i -= 2) if (connectionNamed.has(list[i]!)) list.splice(i, 2);
+  }
+  if (rateLimit) {
+    for (const name of RATE_LIMIT_FIELDS) {
+      const theirs: string[] = [];
+      for (let i = list.length - 2; i >= 0; i -= 2) if (list[i] === name) theirs.unshift(list.splice(i, 2)[1]!);
+      list.push(name, [rateLimit[name], ...theirs].join(', '));
+    }
+  }
+  return list;
 }

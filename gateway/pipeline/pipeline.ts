@@ -11,19 +11,21 @@
 //   5 proxy         forward exactly the path that was authorized   (502, 504)
 // Nothing reaches an upstream unless stages 1-3c passed; no store write and no body read happens
 // before the request is authenticated and authorized.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import httpProxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import { sendError } from '../http/error-reply.js';
 import type { UpstreamName } from '../policy/policy-loader.js';
 import type { RouteTable } from '../policy/route-table.js';
 import type { Authenticators } from './authenticator.js';
 import { authorize } from './authorize.js';
 import type { RequestContext } from './context.js';
+import { Forwarder } from './forward.js';
 import { identify } from './identify.js';
-import { limit, withRateLimitFields, type RateLimitStore } from './limit.js';
-import { downstreamHeaders, upstreamHeaders } from './mutate.js';
+import { limit, type RateLimitStore } from './limit.js';
+import { upstreamHeaders } from './mutate.js';
+
+/** The methods the proxy forwards; anything else is answered 404 by the gateway itself. */
+const PROXIED_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 export interface PipelineDependencies {
   settings: Pick<Settings, 'trustedProxies' | 'upstreamTimeoutMs'>;
@@ -43,12 +45,8 @@ function contextOf(request: FastifyRequest): RequestContext {
   return request.gateway;
 }
 
-function upstreamError(error: { statusCode?: number; code?: string }): GatewayError {
-  const timedOut = error.statusCode === 504 || /TIMEOUT/i.test(error.code ?? '');
-  return new GatewayError(timedOut ? 'upstream_timeout' : 'upstream_unavailable');
-}
-
-export async function registerPipeline(app: FastifyInstance, deps: PipelineDependencies): Promise<void> {
+/** Registers the proxy; resolves to what closes its upstream connection pools. */
+export async function registerPipeline(app: FastifyInstance, deps: PipelineDependencies): Promise<() => Promise<void>> {
   async function checkRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const context = identify(request, deps.routes(), deps.settings);
     request.gateway = context;
@@ -63,31 +61,22 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
     context.forwardedAt = performance.now();
   }
 
-  const proxyOptions: FastifyHttpProxyOptions = {
-    upstream: '',
-    prefix: '/',
-    preHandler: checkRequest,
-    undici: { headersTimeout: deps.settings.upstreamTimeoutMs, bodyTimeout: deps.settings.upstreamTimeoutMs, connectTimeout: Math.min(deps.settings.upstreamTimeoutMs, 5000) },
-    replyOptions: {
-      getUpstream: (request) => deps.upstreams[contextOf(request as FastifyRequest).route.upstream],
-      rewriteRequestHeaders: (request, headers) =>
-        upstreamHeaders(headers, contextOf(request as FastifyRequest), { requestId: String(request.id), host: request.headers.host, protocol: (request as FastifyRequest).protocol }),
-      rewriteHeaders: (headers, request) => withRateLimitFields(downstreamHeaders(headers), (request as FastifyRequest | undefined)?.gateway),
-      // The query exactly as received and authorized (the proxy would otherwise re-serialise it).
-      queryString: (_search, _url, request) => contextOf(request as FastifyRequest).target.query,
-      onError: (rawReply, { error }) => {
-        const reply = rawReply as FastifyReply;
-        reply.request.log.warn({ code: (error as { code?: string }).code }, 'upstream request failed');
-        sendError(reply.request, reply, upstreamError(error as { statusCode?: number; code?: string }));
+  const forwarder = new Forwarder(deps.upstreams, deps.settings);
+  await app.register(async (proxy) => {
+    // Bodies are not parsed: a signed route reads and verifies its own in the admit stage, and any
+    // other body streams through to the upstream untouched.
+    proxy.removeAllContentTypeParsers();
+    proxy.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    proxy.route({
+      method: PROXIED_METHODS,
+      url: '/*',
+      preHandler: checkRequest,
+      handler: (request, reply) => {
+        const context = contextOf(request);
+        const headers = upstreamHeaders(request.headers, context, { requestId: String(request.id), host: request.headers.host, protocol: request.protocol });
+        return forwarder.forward(request, reply, context, headers);
       },
-    },
-    // Forward exactly the path that was authorized. The signature stage buffered and verified
-    // the body: forward exactly those bytes.
-    handler: (request, reply, _dest, options) => {
-      const { target, body } = contextOf(request);
-      if (body === undefined) return reply.from(target.path, options);
-      return reply.from(target.path, { ...options, body, contentType: request.headers['content-type'] ?? 'application/octet-stream' });
-    },
-  };
-  await app.register(httpProxy, proxyOptions);
+    });
+  });
+  return () => forwarder.close();
 }

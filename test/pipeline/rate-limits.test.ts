@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectOptions } from 'fastify';
 import { buildGateway } from '../../gateway/app.js';
 import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
-import { withRateLimitFields } from '../../gateway/pipeline/limit.js';
+import { downstreamHeaderList } from '../../gateway/pipeline/mutate.js';
 import type { RequestContext } from '../../gateway/pipeline/context.js';
 import { openStore } from '../../gateway/store/open-store.js';
 import { StoreUnavailableError, type CredentialStore } from '../../gateway/store/types.js';
@@ -259,12 +259,13 @@ t.test('GET /admin/v1/policy shows each route\'s rate limit', async (t) => {
 
 t.test('RateLimit fields an upstream sends are kept after the gateway\'s (both are lists)', async (t) => {
   const ours = { 'ratelimit-policy': '"gw";q=3;w=60', ratelimit: '"gw";r=2;t=20' };
-  const context = { rateLimitFields: ours } as unknown as RequestContext;
-  t.same(withRateLimitFields({ 'content-type': 'application/json' }, context), { 'content-type': 'application/json', ...ours });
-  t.same(withRateLimitFields({ ratelimit: '"app";r=5;t=1', 'ratelimit-policy': '"app";q=9;w=1' }, context), {
-    ratelimit: '"gw";r=2;t=20, "app";r=5;t=1',
-    'ratelimit-policy': '"gw";q=3;w=60, "app";q=9;w=1',
-  });
-  t.same(withRateLimitFields({ ratelimit: '"app";r=5' }, undefined), { ratelimit: '"app";r=5' }, 'an unlimited route passes them through');
-  t.same(withRateLimitFields({ ratelimit: '"app";r=5' }, {} as RequestContext), { ratelimit: '"app";r=5' });
+  const raw = (...fields: string[]) => fields.map((field) => Buffer.from(field, 'latin1'));
+  t.same(downstreamHeaderList(raw('Content-Type', 'application/json'), ours), ['content-type', 'application/json', 'ratelimit-policy', ours['ratelimit-policy'], 'ratelimit', ours.ratelimit]);
+  t.same(downstreamHeaderList(raw('RateLimit', '"app";r=5;t=1', 'RateLimit-Policy', '"app";q=9;w=1'), ours), [
+    'ratelimit-policy',
+    '"gw";q=3;w=60, "app";q=9;w=1',
+    'ratelimit',
+    '"gw";r=2;t=20, "app";r=5;t=1',
+  ]);
+  t.same(downstreamHeaderList(raw('ratelimit', '"app";r=5'), undefined), ['ratelimit', '"app";r=5'], 'an unlimited route passes them through');
 });

@@ -5,7 +5,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
-import { ed25519PublicKeyProblem, verifyEd25519 } from '../../gateway/signing/ed25519.js';
+import { ED25519_EQUATIONS, ed25519PublicKeyProblem, verifyEd25519 } from '../../gateway/signing/ed25519.js';
 import { BASE_POINT, decodePoint, encodePoint, L, littleEndian, multiply, p, pointOrder, toLittleEndian, verifiesCofactorless } from '../helpers/ed25519-reference.js';
 import { holds } from '../helpers/property.js';
 
@@ -141,8 +141,14 @@ t.test('the 12 edge cases of ed25519-speccheck: only case 3 verifies', async (t)
     t.equal(orderOf(signature.subarray(0, 32)), c.r, `case ${i}: R is ${c.r}`);
     t.equal(s === 0n ? 'zero' : s < L ? 'below L' : 'at least L', c.s, `case ${i}: S is ${c.s}`);
     t.equal(verifiesCofactorless(message, publicKey, signature), c.equationAsSent, `case ${i}: the equation as sent ${c.equationAsSent ? 'holds' : 'fails'}`);
-    t.equal(verifyEd25519(message, signature, publicKey), c.strict, `case ${i}: ${c.why}`);
+    for (const [name, equation] of Object.entries(ED25519_EQUATIONS)) {
+      t.equal(verifyEd25519(message, signature, publicKey, equation), c.strict, `case ${i} with ${name}'s equation: ${c.why}`);
+    }
   }
+});
+
+t.test('the gateway verifies with libsodium (sodium-native is one of its dependencies)', async (t) => {
+  t.type(ED25519_EQUATIONS.libsodium, 'function');
 });
 
 t.test('node:crypto alone accepts speccheck cases 0, 1, 2 and 11: the strict checks are what refuse them', async (t) => {
@@ -173,12 +179,14 @@ t.test('RFC 8032 section 7.1 vectors verify, and their keys are usable', async (
     const signature = hex(signatureHex);
     const privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: hex(secret).toString('base64url'), x: publicKey.toString('base64url') }, format: 'jwk' });
     t.same(sign(null, message, privateKey), signature, `${name}: node signs the published signature`);
-    t.equal(verifyEd25519(message, signature, publicKey), true, `${name}: raw key`);
-    t.equal(verifyEd25519(message, signature, createPublicKey(privateKey)), true, `${name}: KeyObject`);
     t.equal(ed25519PublicKeyProblem(publicKey), undefined, `${name}: a usable key`);
     const tampered = Buffer.from(signature);
     tampered[0]! ^= 1;
-    t.equal(verifyEd25519(message, tampered, publicKey), false, `${name}: a changed signature fails`);
+    for (const [by, equation] of Object.entries(ED25519_EQUATIONS)) {
+      t.equal(verifyEd25519(message, signature, publicKey, equation), true, `${name} with ${by}: raw key`);
+      t.equal(verifyEd25519(message, signature, createPublicKey(privateKey), equation), true, `${name} with ${by}: KeyObject`);
+      t.equal(verifyEd25519(message, tampered, publicKey, equation), false, `${name} with ${by}: a changed signature fails`);
+    }
   }
 });
 

@@ -1,0 +1,126 @@
+// Stage 5: forward exactly the path, query and body that were authorized to the route's upstream.
+// undici's dispatcher is used directly, one keep-alive pool per upstream, and the upstream's answer
+// is written to the client's socket as it arrives: no stream objects or header objects in between
+// (a proxy's cost is mostly this path, so it carries nothing it does not need). Response headers
+// pass by the same rule as before: hop-by-hop fields describe the gateway's own connections.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Pool, type Dispatcher } from 'undici';
+import { GatewayError } from '../errors.js';
+import { sendError } from '../http/error-reply.js';
+import type { UpstreamName } from '../policy/policy-loader.js';
+import type { RequestContext } from './context.js';
+import { downstreamHeaderList } from './mutate.js';
+
+export interface ForwarderSettings {
+  upstreamTimeoutMs: number;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function upstreamError(error: Error & { code?: string }): GatewayError {
+  return new GatewayError(TIMEOUT_CODES.has(error.code ?? '') ? 'upstream_timeout' : 'upstream_unavailable');
+}
+
+/** Relays one upstream response to the client's socket (undici's dispatch handler interface). */
+class ResponseRelay implements Dispatcher.DispatchHandler {
+  private abortUpstream: ((error?: Error) => void) | undefined;
+  private resume: (() => void) | undefined;
+  private started = false;
+  private clientGone = false;
+  private readonly response: ServerResponse;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+    private readonly rateLimit: RequestContext['rateLimitFields'],
+    private readonly done: () => void,
+  ) {
+    this.response = reply.raw;
+    // A client that goes away stops the upstream exchange too, also one still queued for a
+    // connection: its relay would otherwise wait for a drain that never comes.
+    this.response.once('close', () => {
+      if (this.response.writableFinished) return;
+      this.clientGone = true;
+      this.abortUpstream?.();
+    });
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.abortUpstream = abort;
+    if (this.clientGone) abort();
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    this.resume = resume;
+    this.started = true;
+    this.reply.hijack();
+    this.response.writeHead(statusCode, downstreamHeaderList(rawHeaders, this.rateLimit));
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.response.write(chunk)) return true;
+    if (this.response.destroyed) {
+      this.abortUpstream?.();
+      return true;
+    }
+    // Backpressure from a slow client: pause the upstream until the client's socket drains.
+    this.response.once('drain', this.resume!);
+    return false;
+  }
+
+  onComplete(): void {
+    this.response.end();
+    this.done();
+  }
+
+  onError(error: Error): void {
+    if (this.started) {
+      // The status line is gone: all that is left is to cut the connection, so the client sees
+      // a truncated response rather than a complete-looking one.
+      this.response.destroy(error);
+    } else if (!this.response.destroyed) {
+      this.request.log.warn({ code: (error as { code?: string }).code }, 'upstream request failed');
+      sendError(this.request, this.reply, upstreamError(error));
+    }
+    this.done();
+  }
+}
+
+export class Forwarder {
+  private readonly pools: Record<UpstreamName, Pool>;
+
+  constructor(upstreams: Record<UpstreamName, string>, settings: ForwarderSettings) {
+    const options: Pool.Options = {
+      headersTimeout: settings.upstreamTimeoutMs,
+      bodyTimeout: settings.upstreamTimeoutMs,
+      connectTimeout: Math.min(settings.upstreamTimeoutMs, 5000),
+    };
+    this.pools = { public: new Pool(upstreams.public, options), banking: new Pool(upstreams.banking, options) };
+  }
+
+  /**
+   * Sends the request upstream with the headers stage 4 decided; resolves once the response was
+   * relayed or the failure answered (502 upstream_unavailable, 504 upstream_timeout).
+   */
+  forward(request: FastifyRequest, reply: FastifyReply, context: RequestContext, headers: IncomingHttpHeaders): Promise<void> {
+    const { target, body, route, rateLimitFields } = context;
+    const path = target.query === '' ? target.path : `${target.path}?${target.query}`;
+    // A signed route forwards exactly the bytes it verified; any other body streams through.
+    const payload: Buffer | Readable | null = body ?? (request.body as Readable | undefined) ?? null;
+    // The client left while the checks ran: nobody to answer, nothing to send upstream.
+    if (reply.raw.destroyed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.pools[route.upstream].dispatch(
+        { method: request.method as Dispatcher.HttpMethod, path, headers, body: payload },
+        new ResponseRelay(request, reply, rateLimitFields, resolve),
+      );
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.pools.public.close(), this.pools.banking.close()]);
+  }
+}
