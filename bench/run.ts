@@ -1,109 +1,212 @@
-// npm run bench: token endpoint throughput, and a Bearer-protected proxied route beside a bare
-// @fastify/http-proxy to the same upstream (and the upstream alone), from one run.
+// npm run bench: one table from one run. Each figure is a warm-up then a measured run, with the CPU
+// time per request of the process under test beside its references: the upstream answering
+// directly, nginx proxy_pass (when installed), the bare @fastify/http-proxy, and oidc-provider for
+// the token endpoint. Embedded store by default; Redis with REDIS_URL (then BENCH_ACCOUNTS seeds a
+// population of service accounts, and GATEWAY_WORKERS > 1 adds a row with that many workers).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
+import { processTree } from './cpu.js';
+import { createClient, startGateway, THROTTLE_CEILING, type Gateway } from './gateway.js';
+import { autocannonGenerator, runAutocannon } from './load.js';
+import type { LoadGenerator } from './load-target.js';
+import { measureFigure, type Figure, type FigureTarget } from './measure.js';
+import { nginxInstalled, startNginx } from './nginx.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
-import { runLoad, type LoadResult } from './load.js';
-import { benchSignedRoute } from './signed-route.js';
+import { deleteRedisPrefix, localRedisPid, seedServiceAccounts } from './redis.js';
+import { signedBalanceTarget } from './signed-route.js';
+import { printTable, ratio, type Line, type Row } from './table.js';
+import { wrk, wrkInstalled } from './wrk.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const STORE = process.env.REDIS_URL ? 'redis' : 'embedded';
+const started = performance.now();
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = 2;
+const CONNECTIONS = 32;
+const FIXED_RATE = 1000;
+const REDIS_URL = process.env.REDIS_URL;
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 0);
+const WORKERS = process.env.GATEWAY_WORKERS === 'auto' ? availableParallelism() : Number(process.env.GATEWAY_WORKERS ?? 1);
+const SALES = '/v1/sales/42';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-interface Row {
-  scenario: string;
-  result: LoadResult;
+// BENCH_LOAD_GENERATOR=autocannon tries the fallback on a machine that has wrk.
+const generator: LoadGenerator = wrkInstalled() && process.env.BENCH_LOAD_GENERATOR !== 'autocannon' ? wrk : autocannonGenerator;
+// wrk cannot pace requests: the fixed-rate latency figures always use autocannon. Its rate is a
+// quota per connection and second, sent back to back as each second starts: over 32 connections
+// the second's requests would arrive as a burst 32 deep, and p99 would measure that queue. One
+// connection keeps one request in flight, as a steady 1,000 req/s of sub-millisecond requests does.
+const PACED_CONNECTIONS = 1;
+const paced: LoadGenerator = {
+  name: `autocannon at ${FIXED_RATE} req/s`,
+  run: (target, options) => runAutocannon(target, { ...options, connections: PACED_CONNECTIONS, overallRate: FIXED_RATE }),
+};
+
+/** Undone in reverse order at the end, whatever happened. */
+const cleanups: (() => Promise<void> | void)[] = [];
+
+function progress(text: string): void {
+  console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${text}`);
 }
 
-/** The bench's keys are removed from a shared Redis afterwards. */
-async function deleteRedisPrefix(prefix: string): Promise<void> {
-  if (!process.env.REDIS_URL) return;
-  const redis = new Redis(process.env.REDIS_URL);
-  const stream = redis.scanStream({ match: `${prefix}*`, count: 500 });
-  for await (const keys of stream) if ((keys as string[]).length > 0) await redis.del(...(keys as string[]));
-  redis.disconnect();
+async function figure(name: string, target: FigureTarget, pids: readonly number[], sidePids: readonly number[] = [], load = generator): Promise<Figure> {
+  progress(name);
+  return measureFigure(target, { generator: load, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, pids, sidePids });
 }
 
-async function adminCall<T>(adminUrl: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(adminUrl + path, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
+/** The figures of the 1-process gateway, for its peak resident memory. */
+const gatewayFigures: Figure[] = [];
+
+async function gatewayFigure(name: string, target: FigureTarget, pids: readonly number[], sidePids: readonly number[], load = generator): Promise<Figure> {
+  const result = await figure(name, target, pids, sidePids, load);
+  gatewayFigures.push(result);
+  return result;
 }
 
-function print(rows: Row[]): void {
-  console.log(`\nstore: ${STORE}, ${CONNECTIONS} connections, ${SECONDS} s per scenario, node ${process.versions.node}, ${availableParallelism()} cores\n`);
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'];
-  const lines = rows.map((r) => [r.scenario, String(r.result.requestsPerSecond), String(r.result.p50Ms), String(r.result.p99Ms), String(r.result.non2xx), String(r.result.errors)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
-  for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  '));
-}
+const bearer = (gateway: Gateway, token: string): FigureTarget => ({ url: gateway.url + SALES, headers: { authorization: `Bearer ${token}` } });
+const cpuAndRate = (figure: Figure, reference: Figure) =>
+  `CPU ${ratio(figure.cpuUsPerRequest / reference.cpuUsPerRequest)}, req/s ${ratio(figure.requestsPerSecond / reference.requestsPerSecond)}`;
 
 async function main(): Promise<void> {
-  const children: ChildProcess[] = [];
-  const cleanups: (() => Promise<void>)[] = [];
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
-  try {
-    const upstreamPort = await freePort();
-    children.push(await startProcess(['dist/gateway/examples/echo-main.js', 'bench', String(upstreamPort)], {}, 'listening'));
-    const upstream = `http://127.0.0.1:${upstreamPort}`;
+  const root = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const redisPrefix = `bench:${randomBytes(6).toString('hex')}:`;
+  if (REDIS_URL) cleanups.push(() => deleteRedisPrefix(REDIS_URL, redisPrefix));
+  const sidePids = REDIS_URL ? [await localRedisPid(REDIS_URL)].filter((pid): pid is number => pid !== undefined) : [];
+  const lines: Line[] = [];
+  const notes: string[] = [];
 
-    const barePort = await freePort();
-    children.push(await startProcess(['dist/bench/bare-proxy.js', upstream, String(barePort)], {}, 'ready'));
+  const upstreamPort = await freePort();
+  const upstreamProcess = await startProcess(['dist/bench/echo-upstream.js', String(upstreamPort)], {}, 'listening');
+  cleanups.push(() => stopProcess(upstreamProcess));
+  const upstream = `http://127.0.0.1:${upstreamPort}`;
 
-    const [port, adminPort] = [await freePort(), await freePort()];
-    const redisPrefix = `bench:${randomBytes(6).toString('hex')}:`;
-    cleanups.push(() => deleteRedisPrefix(redisPrefix));
-    const adminToken = randomBytes(32).toString('hex');
-    children.push(
-      await startProcess(
-        ['dist/gateway/main.js'],
-        {
-          GATEWAY_PORT: String(port),
-          GATEWAY_ADMIN_PORT: String(adminPort),
-          GATEWAY_HOST: '127.0.0.1',
-          GATEWAY_ADMIN_TOKEN: adminToken,
-          GATEWAY_DATA_DIR: dataDir,
-          GATEWAY_LOG_LEVEL: 'warn',
-          // Nothing to drain between scenarios: stop at once.
-          GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
-          GATEWAY_REDIS_KEY_PREFIX: redisPrefix,
-          PUBLIC_UPSTREAM: upstream,
-          BANKING_UPSTREAM: upstream,
-        },
-        'gateway started',
-      ),
-    );
-    const gatewayUrl = `http://127.0.0.1:${port}`;
-    const adminUrl = `http://127.0.0.1:${adminPort}`;
-    const client = await adminCall<{ client_id: string; client_secret: string }>(adminUrl, adminToken, 'POST', '/admin/v1/clients', { name: 'bench', scopes: ['sales'] });
-    const tokenForm = new URLSearchParams({ client_id: client.client_id, client_secret: client.client_secret }).toString();
-    const tokenResponse = await fetch(`${gatewayUrl}/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenForm });
-    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+  const barePort = await freePort();
+  const bareProcess = await startProcess(['dist/bench/bare-proxy.js', upstream, String(barePort)], {}, 'ready');
+  cleanups.push(() => stopProcess(bareProcess));
 
-    const load = { seconds: SECONDS, connections: CONNECTIONS };
-    const rows: Row[] = [];
-    rows.push({ scenario: 'upstream alone (reference)', result: await runLoad({ ...load, url: `${upstream}/v1/sales/42` }) });
-    rows.push({ scenario: 'bare @fastify/http-proxy', result: await runLoad({ ...load, url: `http://127.0.0.1:${barePort}/v1/sales/42` }) });
-    rows.push({ scenario: 'gateway: Bearer route', result: await runLoad({ ...load, url: `${gatewayUrl}/v1/sales/42`, headers: { authorization: `Bearer ${token}` } }) });
-    rows.push({ scenario: 'gateway: signed banking route', result: await benchSignedRoute({ gatewayUrl, adminUrl, adminToken, load }) });
-    rows.push({
-      scenario: 'gateway: POST /v1/oauth/token',
-      result: await runLoad({ ...load, url: `${gatewayUrl}/v1/oauth/token`, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: tokenForm }),
-    });
-    print(rows);
-  } finally {
-    await Promise.all(children.map(stopProcess));
-    for (const cleanup of cleanups) await cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+  const gatewayDir = (name: string) => {
+    const dir = join(root, name);
+    mkdirSync(dir);
+    return dir;
+  };
+  const gateway = await startGateway({ upstream, dataDir: gatewayDir('gateway'), redisPrefix, workers: 1 });
+  cleanups.push(() => gateway.stop());
+  const client = await createClient(gateway);
+
+  // Proxied GET: the references, then the gateway's Bearer route.
+  lines.push({ section: `GET ${SALES}` });
+  const direct = await figure('upstream direct', { url: upstream + SALES }, [upstreamProcess.pid!]);
+  lines.push({ scenario: 'upstream alone, Node http (reference)', figure: direct });
+  if (nginxInstalled()) {
+    const nginx = await startNginx(upstreamPort);
+    try {
+      const figureNginx = await figure('nginx proxy_pass', { url: nginx.url + SALES }, [nginx.pid]);
+      lines.push({ scenario: 'nginx proxy_pass, keep-alive (reference)', figure: figureNginx });
+    } finally {
+      await nginx.stop();
+    }
+  } else {
+    notes.push('nginx is not installed (/usr/sbin/nginx): no nginx row.');
   }
+  const bare = await figure('bare @fastify/http-proxy', { url: `http://127.0.0.1:${barePort}${SALES}` }, [bareProcess.pid!]);
+  lines.push({ scenario: 'bare @fastify/http-proxy (reference)', figure: bare });
+  const gatewayPids = processTree(gateway.pid);
+  const bearerOne = await gatewayFigure('gateway Bearer route', bearer(gateway, client.token), gatewayPids, sidePids);
+  lines.push({ scenario: 'gateway: Bearer route', figure: bearerOne, comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}` });
+  if (WORKERS > 1 && REDIS_URL) {
+    // Same store and prefix: the client's token is valid there too.
+    const workers = await startGateway({ upstream, dataDir: gatewayDir('workers'), redisPrefix, workers: WORKERS, adminToken: gateway.adminToken });
+    try {
+      const bearerMany = await figure(`gateway Bearer route, ${WORKERS} workers`, bearer(workers, client.token), processTree(workers.pid), sidePids);
+      lines.push({ scenario: `gateway: Bearer route, ${WORKERS} workers¹`, figure: bearerMany, comparison: `vs 1 worker: ${cpuAndRate(bearerMany, bearerOne)}; vs bare proxy: CPU ${ratio(bearerMany.cpuUsPerRequest / bare.cpuUsPerRequest)}` });
+    } finally {
+      await workers.stop();
+    }
+    notes.push(`¹ CPU summed over the primary and its ${WORKERS} workers. wrk shares the ${availableParallelism()} cores with them (and with the upstream), so the workers cannot have a core each.`);
+  } else if (WORKERS > 1) {
+    notes.push(`GATEWAY_WORKERS=${WORKERS} needs REDIS_URL (the embedded store serves one process): no workers row.`);
+  }
+
+  // The signed banking route, pre-signed.
+  lines.push({ section: 'GET /v1/balance, signed (RFC 9421, Ed25519), pre-signed with fresh nonces' });
+  const signedTarget = await signedBalanceTarget(gateway);
+  const signed = await gatewayFigure('gateway signed route', signedTarget, gatewayPids, sidePids);
+  lines.push({ scenario: 'gateway: signed banking route', figure: signed, comparison: `vs bare proxy: CPU ${ratio(signed.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.6×), req/s ${ratio(signed.requestsPerSecond / bare.requestsPerSecond)}` });
+  if (REDIS_URL && ACCOUNTS > 0) {
+    progress(`seeding ${ACCOUNTS} service accounts`);
+    const seedStart = performance.now();
+    await seedServiceAccounts(REDIS_URL, redisPrefix, ACCOUNTS);
+    notes.push(`${ACCOUNTS.toLocaleString('en')} service accounts seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (removed afterwards).`);
+    const population = await gatewayFigure(`gateway signed route, ${ACCOUNTS} accounts`, signedTarget, gatewayPids, sidePids);
+    lines.push({ scenario: `gateway: signed, ${ACCOUNTS.toLocaleString('en')} accounts`, figure: population, comparison: `vs 1 account: ${cpuAndRate(population, signed)} (target within 5%)` });
+  } else if (ACCOUNTS > 0) {
+    notes.push('BENCH_ACCOUNTS needs REDIS_URL: no population row.');
+  }
+
+  // The token endpoint beside oidc-provider's.
+  lines.push({ section: 'POST token endpoint, client_credentials, client_secret_post, JWT access token (EdDSA)' });
+  const oidcPort = await freePort();
+  const oidcSecret = randomBytes(24).toString('base64url');
+  const oidcProcess = await startProcess(['dist/bench/oidc-provider-server.js', String(oidcPort), 'bench', oidcSecret], {}, 'ready');
+  cleanups.push(() => stopProcess(oidcProcess));
+  const tokenForm = (id: string, secret: string) => new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret, scope: 'sales' }).toString();
+  const oidc = await figure('oidc-provider token endpoint', { url: `http://127.0.0.1:${oidcPort}/token`, method: 'POST', headers: FORM, body: tokenForm('bench', oidcSecret) }, [oidcProcess.pid!]);
+  await stopProcess(oidcProcess);
+  const { version: oidcVersion } = JSON.parse(readFileSync('node_modules/oidc-provider/package.json', 'utf8')) as { version: string };
+  lines.push({ scenario: `oidc-provider ${oidcVersion} (reference)`, figure: oidc });
+  const token = await gatewayFigure('gateway token endpoint', { url: `${gateway.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(client.clientId, client.clientSecret) }, gatewayPids, sidePids);
+  lines.push({
+    scenario: 'gateway: POST /v1/oauth/token',
+    figure: token,
+    comparison: `vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / token.cpuUsPerRequest)} less CPU per token (target ≥ 8×), req/s ${ratio(token.requestsPerSecond / oidc.requestsPerSecond)} (target ≥ 5×)`,
+  });
+
+  // Added latency at a fixed rate, well below saturation.
+  lines.push({ section: `GET ${SALES} at a fixed ${FIXED_RATE} req/s (autocannon overallRate, ${PACED_CONNECTIONS} connection)` });
+  const directPaced = await figure(`upstream direct at ${FIXED_RATE} req/s`, { url: upstream + SALES }, [upstreamProcess.pid!], [], paced);
+  lines.push({ scenario: 'upstream alone (reference)', figure: directPaced });
+  const bearerPaced = await gatewayFigure(`gateway Bearer route at ${FIXED_RATE} req/s`, bearer(gateway, client.token), gatewayPids, sidePids, paced);
+  lines.push({
+    scenario: 'gateway: Bearer route',
+    figure: bearerPaced,
+    comparison: `added latency: p99 +${(bearerPaced.p99Ms - directPaced.p99Ms).toFixed(2)} ms, p50 +${(bearerPaced.p50Ms - directPaced.p50Ms).toFixed(2)} ms`,
+  });
+
+  const rows = lines.filter((line): line is Row => 'figure' in line);
+  const peakRss = Math.max(...gatewayFigures.map((f) => f.rssBytes));
+  const exhausted = rows.filter((row) => row.figure.poolExhausted > 0).map((row) => row.scenario);
+  if (exhausted.length > 0) notes.push(`WARNING: the pre-signed requests ran out (replays, refused, counted in non-2xx) in: ${exhausted.join(', ')}.`);
+  printTable(
+    [
+      `store: ${REDIS_URL ? `redis (${new URL(REDIS_URL).host}, prefix ${redisPrefix})` : 'embedded'}; load: ${generator.name}, ${CONNECTIONS} connections; each figure ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up`,
+      `node ${process.versions.node}, ${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'})`,
+    ],
+    lines,
+    [
+      'CPU µs/req: utime + stime (/proc/<pid>/stat, every thread) of the process under test over the measured run, divided by the responses it gave;',
+      '  the upstream and the load generator are not counted (except on the upstream rows, where the upstream is the process under test).',
+      ...(sidePids.length > 0 ? ['+Redis µs/req: the local redis-server over the same run, per response (not in CPU µs/req).'] : []),
+      `RSS MB: peak VmRSS (/proc/<pid>/status, sampled every 200 ms) during the figure. Gateway peak over its 1-process figures: ${(peakRss / 2 ** 20).toFixed(0)} MB.`,
+      `The load generator (${generator.name}: one core) shares the ${availableParallelism()} cores with the process under test and the echo upstream.`,
+      'non-2xx: responses with status ≥ 400 (wrk: "Non-2xx or 3xx"); errors: socket errors and timeouts.',
+      `Gateway throttle ceilings raised to ${THROTTLE_CEILING} (GATEWAY_THROTTLE_MAX_FAILURES[_PER_ADDRESS]): it reserves every attempt before the secret is checked, so 32 concurrent good requests would meet the default 10.`,
+      ...notes,
+    ],
+  );
 }
 
-await main();
+async function cleanUp(): Promise<void> {
+  // splice: a signal during the cleanup does not run a step twice.
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+}
+
+// Killed or interrupted, the bench still stops what it started and removes its Redis keys.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanUp().finally(() => process.exit(1)));
+
+try {
+  await main();
+} finally {
+  await cleanUp();
+  console.log(`\ntotal elapsed: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}

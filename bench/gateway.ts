@@ -1,0 +1,89 @@
+// The gateway under test, started from dist/ as `npm start` would, and the admin calls the bench
+// makes to it (a client, its token, a service account).
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { freePort, startProcess, stopProcess } from './processes.js';
+
+export interface GatewayOptions {
+  upstream: string;
+  dataDir: string;
+  redisPrefix: string;
+  /** Set explicitly, so that a GATEWAY_WORKERS in the bench's own environment does not leak in. */
+  workers: number;
+  /** The admin token of a gateway sharing the same store; a fresh one otherwise. */
+  adminToken?: string;
+}
+
+export interface Gateway {
+  url: string;
+  adminUrl: string;
+  adminToken: string;
+  /** The process started: the cluster primary when workers > 1. */
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const ISSUER = 'http://gateway.bench.test';
+export const THROTTLE_CEILING = 1000;
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const [port, adminPort] = [await freePort(), await freePort()];
+  const adminToken = options.adminToken ?? randomBytes(32).toString('hex');
+  const child: ChildProcess = await startProcess(
+    ['dist/gateway/main.js'],
+    {
+      GATEWAY_PORT: String(port),
+      GATEWAY_ADMIN_PORT: String(adminPort),
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_ADMIN_TOKEN: adminToken,
+      GATEWAY_DATA_DIR: options.dataDir,
+      GATEWAY_LOG_LEVEL: 'warn',
+      GATEWAY_WORKERS: String(options.workers),
+      // Nothing to drain between scenarios: stop at once.
+      GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
+      GATEWAY_REDIS_KEY_PREFIX: options.redisPrefix,
+      // One issuer (and audience) for every gateway of the run, not one per port: a token from one
+      // is valid at another on the same store.
+      GATEWAY_ISSUER: ISSUER,
+      // The throttle reserves each attempt before checking the secret and gives it back on success:
+      // 32 concurrent good requests from one address would otherwise meet the ceiling of 10 pending
+      // attempts (429 on Redis). Raised, it still reserves and releases every attempt.
+      GATEWAY_THROTTLE_MAX_FAILURES: String(THROTTLE_CEILING),
+      GATEWAY_THROTTLE_MAX_FAILURES_PER_ADDRESS: String(THROTTLE_CEILING),
+      PUBLIC_UPSTREAM: options.upstream,
+      BANKING_UPSTREAM: options.upstream,
+    },
+    'gateway started',
+  );
+  return { url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, pid: child.pid!, stop: () => stopProcess(child) };
+}
+
+export async function adminCall<T>(gateway: Gateway, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(gateway.adminUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export interface BenchClient {
+  clientId: string;
+  clientSecret: string;
+  /** A Bearer token for the `sales` scope. */
+  token: string;
+}
+
+/** An OAuth client allowed the `sales` scope, and one token of it. */
+export async function createClient(gateway: Gateway): Promise<BenchClient> {
+  const client = await adminCall<{ client_id: string; client_secret: string }>(gateway, 'POST', '/admin/v1/clients', { name: 'bench', scopes: ['sales'] });
+  const response = await fetch(`${gateway.url}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }).toString(),
+  });
+  if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  const { access_token: token } = (await response.json()) as { access_token: string };
+  return { clientId: client.client_id, clientSecret: client.client_secret, token };
+}
