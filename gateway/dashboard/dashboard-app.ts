@@ -33,7 +33,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerSignInRoutes(scope, {
       settings,
       auth,
-      throttle: new FailureThrottle(deps.store, settings, 'dashboard-sign-in', 'failed sign-ins'),
+      throttle: new FailureThrottle(deps.store, settings, 'dashboard-sign-in', 'failed sign-ins', 'reserve-first'),
       addressOf: (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies),
     });
     registerVocabularyRoute(scope, auth, deps.policy);

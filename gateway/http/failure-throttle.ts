@@ -6,12 +6,19 @@
 //   - the credential: much higher, stops guessing spread over many addresses.
 // The owner, from their own address, meets only the credential ceiling, and reaching that costs an
 // attacker that many failures spread over many addresses.
-// Each attempt is reserved in one atomic store step before the secret is checked (so concurrent
-// attempts cannot all pass one check) and given back when it succeeds: only failures count.
+// Concurrent attempts never overshoot a ceiling: a failure is counted and decided (401, or 429 once
+// a ceiling is reached) in one atomic store step. How the secret check fits in depends on its cost:
+//   - 'reserve-first' (a costly check, e.g. scrypt): the attempt is reserved in that step before the
+//     check and given back when it succeeds, so no more checks run than the ceiling allows;
+//   - 'count-failures' (a cheap check, e.g. an HMAC of a random 256-bit secret): the counters are
+//     read beside the check, a success is answered unless a ceiling was already reached, and only a
+//     failure is counted. Concurrent requests of the rightful client are never refused for being in
+//     flight together, and a success costs one store round trip, not three. What a guesser learns is
+//     the same: at most the ceiling's worth of 401s, then 429 whatever the secret.
 import { createHash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import type { AttemptLimit, CredentialStore } from '../store/types.js';
+import type { AttemptLimit, AttemptReservation, CredentialStore } from '../store/types.js';
 
 export type ThrottleSettings = Pick<Settings, 'throttleMaxFailures' | 'throttleMaxFailuresPerAddress' | 'throttleMaxFailuresPerCredential' | 'throttleWindowSeconds'>;
 
@@ -20,6 +27,8 @@ export interface AttemptSubject {
   address: string;
   credential?: string | undefined;
 }
+
+export type ThrottleMode = 'reserve-first' | 'count-failures';
 
 export class FailureThrottle {
   /**
@@ -31,24 +40,34 @@ export class FailureThrottle {
     private readonly settings: ThrottleSettings,
     private readonly namespace: string,
     private readonly failures: string,
+    private readonly mode: ThrottleMode,
   ) {}
 
   /**
-   * Runs verify under the throttle: 429 with Retry-After when a key is at its ceiling; otherwise
-   * the attempt is counted first and given back if verify returns a result. A null result (or a
-   * throw) stays counted as a failure.
+   * Runs verify under the throttle: 429 with Retry-After when a key is at its ceiling. A null result
+   * (or a throw) is a failure and counts; a result is a success and does not.
    */
   async attempt<T>(subject: AttemptSubject, verify: () => Promise<T | null>): Promise<T | null> {
     const limits = this.limitsFor(subject);
-    const { allowed, retryAfterSeconds } = await this.store.reserveAttempt(limits, this.settings.throttleWindowSeconds);
-    if (!allowed) {
-      throw new GatewayError('too_many_requests', `Too many ${this.failures}; retry in ${retryAfterSeconds} seconds.`, {
-        headers: { 'retry-after': String(retryAfterSeconds) },
-      });
+    if (this.mode === 'count-failures') {
+      // A check that throws (the store is unavailable) is not the client's failure: not counted.
+      const [check, result] = await Promise.all([this.store.checkAttempt(limits), verify()]);
+      this.refuseUnless(check);
+      if (result !== null) return result;
+      this.refuseUnless(await this.store.reserveAttempt(limits, this.settings.throttleWindowSeconds));
+      return null;
     }
+    this.refuseUnless(await this.store.reserveAttempt(limits, this.settings.throttleWindowSeconds));
     const result = await verify();
     if (result !== null) await this.store.releaseAttempt(limits.map((l) => l.key));
     return result;
+  }
+
+  private refuseUnless({ allowed, retryAfterSeconds }: AttemptReservation): void {
+    if (allowed) return;
+    throw new GatewayError('too_many_requests', `Too many ${this.failures}; retry in ${retryAfterSeconds} seconds.`, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    });
   }
 
   private limitsFor({ address, credential }: AttemptSubject): AttemptLimit[] {

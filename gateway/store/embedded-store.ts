@@ -246,14 +246,24 @@ export class EmbeddedCredentialStore implements CredentialStore {
     if (changed) this.persist();
   }
 
-  async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
-    // No await from check to count: on one thread, no other attempt can come in between.
-    const now = Date.now();
+  async checkAttempt(limits: AttemptLimit[]): Promise<AttemptReservation> {
+    return this.blocking(limits, Date.now()) ?? { allowed: true, retryAfterSeconds: 0 };
+  }
+
+  /** The refusal when a key is at its max, else undefined. */
+  private blocking(limits: AttemptLimit[], now: number): AttemptReservation | undefined {
     let blockedUntil: number | undefined;
     for (const { key, max } of limits) {
       if (Number(this.failures.get(key, now) ?? 0) >= max) blockedUntil = Math.max(blockedUntil ?? now, this.failures.expiresAt(key) ?? now);
     }
-    if (blockedUntil !== undefined) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((blockedUntil - now) / 1000)) };
+    return blockedUntil === undefined ? undefined : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((blockedUntil - now) / 1000)) };
+  }
+
+  async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
+    // No await from check to count: on one thread, no other attempt can come in between.
+    const now = Date.now();
+    const blocked = this.blocking(limits, now);
+    if (blocked) return blocked;
     for (const { key } of limits) {
       const expiresAt = this.failures.expiresAt(key) ?? now + windowSeconds * 1000;
       this.failures.set(key, String(Number(this.failures.get(key) ?? 0) + 1), expiresAt - Date.now());

@@ -289,6 +289,16 @@ export class RedisCredentialStore implements CredentialStore {
     return allowed === 1 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
+  async checkAttempt(limits: AttemptLimit[]): Promise<AttemptReservation> {
+    if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
+    const keys = limits.map((l) => this.keys.failures(l.key));
+    const counts = await this.guard(() => this.redis.mget(...keys));
+    const blocking = keys.filter((_key, i) => Number(counts[i] ?? 0) >= limits[i]!.max);
+    if (blocking.length === 0) return { allowed: true, retryAfterSeconds: 0 };
+    const waits = await this.guard(() => Promise.all(blocking.map((key) => this.redis.pttl(key))));
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };
+  }
+
   async releaseAttempt(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     await this.guard(() => this.redis.eval(RELEASE_ATTEMPT, keys.length, ...keys.map((k) => this.keys.failures(k))));

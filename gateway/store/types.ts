@@ -144,6 +144,8 @@ export interface CredentialStore {
   reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation>;
   /** Gives back a reservation (one from each key that still exists): a success is not a failure. */
   releaseAttempt(keys: string[]): Promise<void>;
+  /** Reads only: refuses (until the last blocking window ends) when a key's count is at its max. */
+  checkAttempt(limits: AttemptLimit[]): Promise<AttemptReservation>;
 
   // Rate limits (gcra.ts)
   /** One atomic round trip: counts one request of a credential on a route against the rule, or refuses it and writes nothing. */

@@ -103,6 +103,16 @@ for (const store of ['redis', 'embedded'] as const) {
     t.ok(throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1), 'every 429 is too_many_requests with Retry-After');
     assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.20')), 'the owner still gets a token from its address');
   });
+
+  t.test(`50 concurrent right secrets from one address, over a limit of 10: every one gets a token (${store} store)`, async (t) => {
+    const tg = await startTestGateway(t, { store, config: PROXIED });
+    const client = await createClient(tg, ['sales']);
+    const here = from('192.0.2.77');
+    const responses = await Promise.all(Array.from({ length: 50 }, () => tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here)));
+    t.same(responses.map((r) => r.statusCode), Array(50).fill(200), 'requests in flight together are not failures');
+    for (let i = 0; i < 10; i++) assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here));
+    assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 300, 'and the ceiling still holds');
+  });
 }
 
 t.test('a success is not counted as a failure', async (t) => {

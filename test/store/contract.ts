@@ -317,6 +317,20 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.same(await store.reserveAttempt([{ key: 'other', max: 1 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'and counts none of the others');
   });
 
+  t.test('checkAttempt: reads the counters only, refusing until the last blocking window ends', async (t) => {
+    const store = await factory(t);
+    const free = { allowed: true, retryAfterSeconds: 0 };
+    t.same(await store.checkAttempt([]), free, 'no keys, nothing to refuse');
+    t.same(await store.checkAttempt([{ key: 'pair:c', max: 1 }]), free, 'a counter never used');
+    for (let i = 0; i < 3; i++) t.same(await store.checkAttempt([{ key: 'pair:c', max: 1 }]), free, 'checking counts nothing');
+    await store.reserveAttempt([{ key: 'pair:c', max: 1 }], 5);
+    await store.reserveAttempt([{ key: 'ip:c', max: 1 }], 120);
+    t.same(await store.checkAttempt([{ key: 'pair:c', max: 2 }]), free, 'under a higher max');
+    const refused = await store.checkAttempt([{ key: 'pair:c', max: 1 }, { key: 'ip:c', max: 1 }, { key: 'unused', max: 1 }]);
+    t.equal(refused.allowed, false, 'a key at its max refuses');
+    t.ok(refused.retryAfterSeconds > 5 && refused.retryAfterSeconds <= 120, `retry after ${refused.retryAfterSeconds}: the longer window`);
+  });
+
   t.test('reserveAttempt: a refusal waits for the last blocking window', async (t) => {
     const store = await factory(t);
     await store.reserveAttempt([{ key: 'short', max: 1 }], 5);
