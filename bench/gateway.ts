@@ -24,7 +24,6 @@ export interface Gateway {
 }
 
 const ISSUER = 'http://gateway.bench.test';
-export const THROTTLE_CEILING = 1000;
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const [port, adminPort] = [await freePort(), await freePort()];
@@ -45,11 +44,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       // One issuer (and audience) for every gateway of the run, not one per port: a token from one
       // is valid at another on the same store.
       GATEWAY_ISSUER: ISSUER,
-      // The throttle reserves each attempt before checking the secret and gives it back on success:
-      // 32 concurrent good requests from one address would otherwise meet the ceiling of 10 pending
-      // attempts (429 on Redis). Raised, it still reserves and releases every attempt.
-      GATEWAY_THROTTLE_MAX_FAILURES: String(THROTTLE_CEILING),
-      GATEWAY_THROTTLE_MAX_FAILURES_PER_ADDRESS: String(THROTTLE_CEILING),
       PUBLIC_UPSTREAM: options.upstream,
       BANKING_UPSTREAM: options.upstream,
     },

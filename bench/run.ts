@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processTree } from './cpu.js';
-import { createClient, startGateway, THROTTLE_CEILING, type Gateway } from './gateway.js';
+import { createClient, startGateway, type Gateway } from './gateway.js';
 import { autocannonGenerator, runAutocannon } from './load.js';
 import type { LoadGenerator } from './load-target.js';
 import { measureFigure, type Figure, type FigureTarget } from './measure.js';
@@ -190,7 +190,6 @@ async function main(): Promise<void> {
       `RSS MB: peak VmRSS (/proc/<pid>/status, sampled every 200 ms) during the figure. Gateway peak over its 1-process figures: ${(peakRss / 2 ** 20).toFixed(0)} MB.`,
       `The load generator (${generator.name}: one core) shares the ${availableParallelism()} cores with the process under test and the echo upstream.`,
       'non-2xx: responses with status ≥ 400 (wrk: "Non-2xx or 3xx"); errors: socket errors and timeouts.',
-      `Gateway throttle ceilings raised to ${THROTTLE_CEILING} (GATEWAY_THROTTLE_MAX_FAILURES[_PER_ADDRESS]): it reserves every attempt before the secret is checked, so 32 concurrent good requests would meet the default 10.`,
       ...notes,
     ],
   );

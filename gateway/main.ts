@@ -5,6 +5,7 @@ import cluster from 'node:cluster';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { buildGateway } from './app.js';
 import { loadSettings, redactUrl, SettingsError, type Settings } from './config/settings.js';
@@ -18,6 +19,9 @@ import { superviseWorkers } from './process/workers.js';
 import { describeRedis } from './store/redis-connection.js';
 
 const log = pino({ name: 'gateway' });
+
+/** How long a starting instance waits for its store before it listens anyway, not ready. */
+const STARTUP_READY_WAIT_MS = 3000;
 
 /** In development without GATEWAY_ADMIN_TOKEN, a token is generated once and kept in a 0600 file. */
 function developmentAdminToken(settings: Settings): string {
@@ -75,8 +79,12 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
-  await gateway.publicApp.listen({ host: settings.host, port: settings.port });
   await gateway.adminApp.listen({ host: settings.adminHost, port: settings.adminPort });
+  // A load balancer sends a restarted instance traffic as soon as its public port opens: open it
+  // once the store answers, so that a rolling restart answers nothing with 503. Without a store
+  // after a few seconds, open it anyway (not ready: 503) and become ready when the store answers.
+  for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline; ) await sleep(20);
+  await gateway.publicApp.listen({ host: settings.host, port: settings.port });
   obeyOrders(gateway, log, { timing, afterClose: closeExamples });
   // The pid file exists before "gateway started" is logged: whoever waits for that line can signal.
   if (cluster.isPrimary && settings.pidFile) writePidFile(settings.pidFile);

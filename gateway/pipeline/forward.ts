@@ -53,6 +53,8 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    // An informational answer (103 Early Hints) is not the response: wait for the final one.
+    if (statusCode < 200) return true;
     this.resume = resume;
     this.started = true;
     this.reply.hijack();

@@ -71,6 +71,12 @@ class ExpiringMap {
   }
 }
 
+/** A stored client is never changed in place: frozen, it can be handed out without a copy. */
+function frozenClient(client: ClientRecord): ClientRecord {
+  Object.freeze(client.scopes);
+  return Object.freeze(client);
+}
+
 export class EmbeddedCredentialStore implements CredentialStore {
   readonly kind = 'embedded' as const;
   private readonly clients = new Map<string, ClientRecord>();
@@ -96,7 +102,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   }
 
   private restore(snapshot: Snapshot): void {
-    for (const [id, c] of Object.entries(snapshot.clients ?? {})) this.clients.set(id, c);
+    for (const [id, c] of Object.entries(snapshot.clients ?? {})) this.clients.set(id, frozenClient(c));
     for (const a of Object.values(snapshot.serviceAccounts ?? {})) {
       this.accountsByAccessId.set(a.accessId, a);
       this.accessIdById.set(a.id, a.accessId);
@@ -136,7 +142,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
 
   async createClient(client: ClientRecord): Promise<boolean> {
     if (this.clients.has(client.clientId)) return false;
-    this.clients.set(client.clientId, structuredClone(client));
+    this.clients.set(client.clientId, frozenClient(structuredClone(client)));
     this.persist();
     return true;
   }
@@ -165,7 +171,8 @@ export class EmbeddedCredentialStore implements CredentialStore {
   async bearerState(clientId: string, jti: string): Promise<BearerState> {
     const client = this.clients.get(clientId);
     const exp = this.revoked.get(jti);
-    return { client: client ? structuredClone(client) : null, revoked: exp !== undefined && exp >= Date.now() / 1000 };
+    // Stored frozen: handed out as is on the hot path, without a copy per request.
+    return { client: client ?? null, revoked: exp !== undefined && exp >= Date.now() / 1000 };
   }
 
   async getMeta(name: string): Promise<string | null> {

@@ -1,5 +1,7 @@
 // Upstream failures: unreachable -> 502 upstream_unavailable, no answer in time -> 504
 // upstream_timeout, both with the JSON error body.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startTestGateway } from '../helpers/gateway.js';
 import { closedPort, startSilentUpstream } from '../helpers/http.js';
@@ -36,4 +38,18 @@ t.test('upstream failures are counted by outcome', async (t) => {
   await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
   const text = await tg.gateway.metrics.registry.getSingleMetricAsString('gateway_requests_total');
   t.match(text, 'gateway_requests_total{route="public:GET /v1/sales",outcome="upstream_unavailable"} 1');
+});
+
+t.test('an informational 103 from the upstream is not taken for its answer', async (t) => {
+  const upstream = createServer((_request, response) => {
+    response.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"final":true}');
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+  const tg = await startTestGateway(t, { config: { public_upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` } });
+  const token = await accessToken(tg, await createClient(tg, ['sales']));
+  const response = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
+  t.equal(response.statusCode, 200);
+  t.same(response.json(), { final: true });
 });
