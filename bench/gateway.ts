@@ -1,5 +1,6 @@
 // The gateway under test, started from dist/ as `npm start` would, and the admin calls the bench
 // makes to it (a client, its token, a service account).
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { freePort, startProcess, stopProcess } from './processes.js';
@@ -25,11 +26,14 @@ export interface Gateway {
 
 const ISSUER = 'http://gateway.bench.test';
 
+/** What `npm start` runs after `node` (package.json), so the bench measures the gateway as deployed. */
+const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1);
+
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = options.adminToken ?? randomBytes(32).toString('hex');
   const child: ChildProcess = await startProcess(
-    ['dist/gateway/main.js'],
+    START_ARGS,
     {
       GATEWAY_PORT: String(port),
       GATEWAY_ADMIN_PORT: String(adminPort),

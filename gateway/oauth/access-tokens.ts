@@ -1,9 +1,10 @@
 // RFC 9068 access tokens: issued with the active signing key, verified against an algorithm
 // allow-list from config (never the token's own choice) with iss, aud, typ and exp enforced.
 import { randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload, type JWTHeaderParameters } from 'jose';
+import { jwtVerify, errors as joseErrors, type JWTPayload, type JWTHeaderParameters } from 'jose';
 import type { Settings } from '../config/settings.js';
 import { StoreUnavailableError } from '../store/types.js';
+import { signCompactJws } from './compact-jws.js';
 import type { SigningKeys } from './signing-keys.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
@@ -57,7 +58,7 @@ export class AccessTokens {
       jti: randomUUID(),
       ...(client.accountId ? { account_id: client.accountId } : {}),
     };
-    const token = await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }).sign(key.privateKey);
+    const token = signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.signingKey);
     return { token, claims };
   }
 

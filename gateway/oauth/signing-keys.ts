@@ -3,7 +3,7 @@
 // the JWKS until every token it can have signed has expired. Every instance follows a change of the
 // set at once: the store announces it (watchMeta) and the instance re-reads; a periodic re-read is
 // the backstop for an announcement lost with its connection.
-import { randomUUID } from 'node:crypto';
+import { KeyObject, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -51,6 +51,8 @@ export interface LoadedKey {
   kid: string;
   alg: JwtAlgorithm;
   privateKey: CryptoKey;
+  /** The same private key for node:crypto's synchronous signing (compact-jws.ts). */
+  signingKey: KeyObject;
   publicKey: CryptoKey;
   publicJwk: JWK;
 }
@@ -76,10 +78,12 @@ async function newKey(alg: JwtAlgorithm, now: number): Promise<StoredKey> {
 }
 
 async function load(stored: StoredKey): Promise<LoadedKey> {
+  const privateKey = (await importJWK(stored.privateJwk, stored.alg)) as CryptoKey;
   return {
     kid: stored.kid,
     alg: stored.alg,
-    privateKey: (await importJWK(stored.privateJwk, stored.alg)) as CryptoKey,
+    privateKey,
+    signingKey: KeyObject.from(privateKey),
     publicKey: (await importJWK(stored.publicJwk, stored.alg)) as CryptoKey,
     publicJwk: stored.publicJwk,
   };

@@ -146,7 +146,8 @@ t.test('the Dockerfile\'s commands build and start the gateway from a clean copy
       }
     }
   }
-  t.same(cmd.slice(0, 2), ['node', 'dist/gateway/main.js']);
+  const startScript = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  t.equal(cmd.join(' '), startScript, 'the image runs exactly what npm start runs');
   const prefix = uniquePrefix('gw-docker');
   t.teardown(() => deleteKeysWithPrefix(prefix));
   const port = await freePort();
