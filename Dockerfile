@@ -6,6 +6,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY gateway ./gateway
+# The signing code the gateway shares with its TypeScript client package.
+COPY clients/typescript/src ./clients/typescript/src
 COPY bench ./bench
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 

@@ -129,7 +129,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   observeRequests(publicApp, metrics);
   const addressOf = (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
-    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures')),
+    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'), settings.oauthErrorStyle),
     tokens,
     metrics,
     addressOf,

@@ -17,7 +17,13 @@ export const ERRORS = {
 
   // Signed requests (banking API)
   signature_missing: { status: 401, message: 'The request is not signed: x-access-id, Signature-Input and Signature are required.' },
-  signature_invalid: { status: 401, message: 'The request signature is malformed or does not verify.' },
+  signature_invalid: { status: 401, message: 'The request signature does not verify; signature_base in the body is the base the gateway computed.' },
+  signature_malformed: { status: 401, message: 'Signature-Input or Signature is not a valid structured field, or not shaped as RFC 9421 requires.' },
+  signature_keyid_mismatch: { status: 401, message: 'No signature has a keyid equal to the x-access-id header.' },
+  signature_ambiguous: { status: 401, message: 'More than one signature has a keyid equal to the x-access-id header.' },
+  signature_parameters_invalid: { status: 401, message: 'The signature needs created and a nonce of 1 to 128 characters, and an expires that is not before created.' },
+  signature_component_unavailable: { status: 401, message: 'The signature covers a component the request does not carry.' },
+  signature_component_unsupported: { status: 401, message: 'The signature covers a component, or a component parameter, the gateway does not implement.' },
   signature_expired: { status: 401, message: 'The request signature is outside its validity window.' },
   nonce_replayed: { status: 401, message: 'The signature nonce has already been used.' },
   digest_mismatch: { status: 401, message: 'Content-Digest is missing or does not match the request body.' },
@@ -34,6 +40,8 @@ export const ERRORS = {
 
   // Token endpoint (RFC 6749 section 5.2 codes plus the seed's auth_error)
   auth_error: { status: 401, message: 'Client authentication failed: the client is invalid.' },
+  // auth_error under its RFC 6749 name, answered instead with oauth_error_style: rfc6749.
+  invalid_client: { status: 401, message: 'Client authentication failed: the client is invalid.' },
   invalid_request: { status: 400, message: 'The token request is malformed.' },
   unsupported_grant_type: { status: 400, message: 'Only the client_credentials grant is supported.' },
   invalid_scope: { status: 400, message: 'The requested scope is not allowed for this client.' },
@@ -64,14 +72,17 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string>;
   /** The field a validation error concerns, for forms that show errors next to it. */
   readonly field: string | undefined;
+  /** More body members that help the client fix its request, e.g. signature_base. Sent as they are: never a secret. */
+  readonly details: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message?: string, options: { headers?: Record<string, string>; field?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message?: string, options: { headers?: Record<string, string>; field?: string; details?: Record<string, string>; cause?: unknown } = {}) {
     super(message ?? ERRORS[code].message, { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
     this.status = ERRORS[code].status;
     this.headers = options.headers ?? {};
     this.field = options.field;
+    this.details = options.details ?? {};
   }
 }
 

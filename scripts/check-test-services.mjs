@@ -48,6 +48,12 @@ if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) {
   if (root && has('apt-get')) aptInstall('python3-cryptography');
   if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) problems.push('python3 with the cryptography package is needed (apt-get install python3-cryptography).');
 }
+// test/clients/python-sdk.test.ts: a venv of Debian's python3 (apt's packages), built without an index.
+const pythonClientModules = () => spawnSync('/usr/bin/python3', ['-c', 'import cryptography, requests, httpx, ensurepip, setuptools, wheel']).status === 0;
+if (!pythonClientModules()) {
+  if (root && has('apt-get')) aptInstall('python3-cryptography python3-requests python3-httpx python3-venv python3-setuptools python3-wheel');
+  if (!pythonClientModules()) problems.push("Debian's /usr/bin/python3 with its requests, httpx, venv, setuptools and wheel packages is needed by the Python client test (apt-get install python3-requests python3-httpx python3-venv python3-setuptools python3-wheel).");
+}
 const tools = [
   ['openssl', 'openssl', 'the signing tests'],
   ['curl', 'curl', 'the signing tests'],

@@ -15,6 +15,8 @@ const ADMIN_ERRORS = {
   '503': errorResponse('The credential store is unreachable (store_unavailable).'),
 };
 
+const CLIENT_AUTH_401 = 'auth_error: the client is invalid; invalid_client instead with GATEWAY_OAUTH_ERROR_STYLE=rfc6749. WWW-Authenticate: Basic when the client used Basic.';
+
 const clientCredentialsForm = {
   'application/x-www-form-urlencoded': {
     schema: {
@@ -57,11 +59,24 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
         },
         OAuthError: {
           type: 'object',
-          required: ['error', 'message', 'error_description'],
+          required: ['error', 'message', 'error_description', 'request_id'],
           properties: {
-            error: { type: 'string', enum: ['auth_error', 'invalid_request', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests', 'introspection_not_allowed'] },
+            error: { type: 'string', enum: ['auth_error', 'invalid_client', 'invalid_request', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests', 'introspection_not_allowed', 'body_too_large', 'store_unavailable', 'server_busy', 'internal_error'] },
             message: { type: 'string' },
             error_description: { type: 'string' },
+            request_id: { type: 'string' },
+          },
+        },
+        Ed25519Jwk: {
+          type: 'object',
+          required: ['kty', 'crv', 'x'],
+          description: 'A public Ed25519 JWK (RFC 8037). A JWK with "d" is a private key and is refused.',
+          properties: {
+            kty: { const: 'OKP' },
+            crv: { const: 'Ed25519' },
+            x: { type: 'string', description: 'The 32 key bytes, unpadded base64url.' },
+            alg: { enum: ['EdDSA', 'Ed25519'] },
+            use: { const: 'sig' },
           },
         },
         TokenResponse: {
@@ -102,7 +117,12 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
           additionalProperties: false,
           properties: {
             description: { type: 'string', maxLength: 200 },
-            public_key: { type: 'string', description: 'ssh-ed25519 AAAA... [comment]' },
+            public_key: {
+              description:
+                'The Ed25519 public key in any of three forms: an "ssh-ed25519 AAAA... [comment]" line, a PEM "-----BEGIN PUBLIC KEY-----" block (SubjectPublicKeyInfo), or a JWK (an object, or its JSON text). It is stored as the ssh-ed25519 line. A private key (PEM PRIVATE KEY, OPENSSH PRIVATE KEY, a JWK with "d") is refused with 400.',
+              oneOf: [{ type: 'string' }, ref('Ed25519Jwk')],
+              examples: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAICa0C4+T//PYlxEvfrxYKyMtvXJRfQgv6Dz7MN3OQ9G7 payroll', '-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=\n-----END PUBLIC KEY-----', { kty: 'OKP', crv: 'Ed25519', x: 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs' }],
+            },
             permissions: { type: 'array', minItems: 1, items: { enum: PERMISSION_NAMES } },
             allowed_ips: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses or CIDR ranges. Default: 0.0.0.0/0 and ::/0.' },
             account_id: { type: 'string', maxLength: 200, pattern: ACCOUNT_ID_PATTERN, description: 'Sent upstream as x-gateway-account-id: visible ASCII and inner spaces.' },
@@ -114,8 +134,8 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
             id: { type: 'string', description: 'Management identifier.' },
             access_id_hint: { type: 'string', description: 'The Access ID, partly hidden.' },
             description: { type: 'string' },
-            public_key: { type: 'string' },
-            fingerprint: { type: 'string', example: 'SHA256:...' },
+            public_key: { type: 'string', description: 'The ssh-ed25519 line, whatever form the key was given in.' },
+            fingerprint: { type: 'string', example: 'SHA256:...', description: 'As ssh-keygen -lf prints it.' },
             permissions: { type: 'array', items: { enum: PERMISSION_NAMES } },
             allowed_ips: { type: 'array', items: { type: 'string' } },
             account_id: { type: ['string', 'null'] },
@@ -149,7 +169,7 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
           responses: {
             '200': { description: 'Token issued. Cache-Control: no-store.', content: json(ref('TokenResponse')) },
             '400': oauthErrorResponse('invalid_request, unsupported_grant_type or invalid_scope.'),
-            '401': oauthErrorResponse('auth_error: the client is invalid.'),
+            '401': oauthErrorResponse(CLIENT_AUTH_401),
             '429': oauthErrorResponse('too_many_requests: repeated failures; see Retry-After.'),
           },
         },
@@ -158,7 +178,7 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
         post: {
           summary: 'Revoke an access token (RFC 7009). Client authentication as for the token endpoint.',
           requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' }, token_type_hint: { type: 'string' } } } } } },
-          responses: { '200': { description: 'Revoked (or the token was already invalid).' }, '401': oauthErrorResponse('auth_error.') },
+          responses: { '200': { description: 'Revoked (or the token was already invalid).' }, '401': oauthErrorResponse(CLIENT_AUTH_401) },
         },
       },
       '/v1/oauth/introspect': {
@@ -167,7 +187,7 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
           requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } } } } },
           responses: {
             '200': { description: '{"active": true, ...claims} or {"active": false}.' },
-            '401': oauthErrorResponse('auth_error.'),
+            '401': oauthErrorResponse(CLIENT_AUTH_401),
             '403': oauthErrorResponse('introspection_not_allowed: the client is not a resource server.'),
           },
         },

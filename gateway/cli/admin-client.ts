@@ -1,17 +1,11 @@
 // The CLI's connection to the admin API: where it is and which token to present.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CliError } from './cli-error.js';
 
 export interface AdminConnection {
   url: string;
   token: string;
-}
-
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message);
-    this.name = 'CliError';
-  }
 }
 
 /** --admin-url / GATEWAY_ADMIN_URL, and --admin-token / GATEWAY_ADMIN_TOKEN / the development token file. */
@@ -37,9 +31,22 @@ export async function adminRequest<T>(connection: AdminConnection, method: strin
     throw new CliError(`Cannot reach the admin API at ${connection.url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
   }
   const text = await response.text();
-  const parsed = text ? (JSON.parse(text) as T & { error?: string; message?: string }) : ({} as T & { error?: string; message?: string });
-  if (!response.ok) throw new CliError(`${response.status} ${parsed.error ?? ''}: ${parsed.message ?? text}`.trim());
+  const parsed = parseAnswer<T>(text, response.ok, connection.url);
+  if (!response.ok) throw new CliError(`${response.status}${parsed.error ? ` ${parsed.error}` : ''}: ${parsed.message ?? text}`.trim());
   return parsed;
+}
+
+/** The answer's JSON; a non-JSON error page (a proxy's, say) is shown as its text. */
+type Answer<T> = T & { error?: string; message?: string };
+
+function parseAnswer<T>(text: string, ok: boolean, url: string): Answer<T> {
+  if (!text) return {} as Answer<T>;
+  try {
+    return JSON.parse(text) as Answer<T>;
+  } catch {
+    if (ok) throw new CliError(`the admin API at ${url} answered with something other than JSON; is that URL the gateway's admin listener?`);
+    return { message: text.trim().slice(0, 200) } as Answer<T>;
+  }
 }
 
 /** Every item of a paged admin list, following next_cursor page by page (the gateway never sends them all at once). */

@@ -10,6 +10,9 @@ import { readSecretKeyFile } from './secret-key-file.js';
 
 export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+/** gateway: failed client authentication is auth_error, as the seed answered; rfc6749: invalid_client. */
+export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
+export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
 
 export interface Settings extends RedisConnectionSettings {
   readonly environment: 'development' | 'production';
@@ -39,6 +42,8 @@ export interface Settings extends RedisConnectionSettings {
   readonly jwtSigningAlgorithm: JwtAlgorithm;
   /** Algorithms a Bearer token may be signed with; never taken from the token. */
   readonly jwtAllowedAlgorithms: readonly JwtAlgorithm[];
+  /** The code the token, revoke and introspect endpoints answer a failed client authentication with. */
+  readonly oauthErrorStyle: OAuthErrorStyle;
   readonly trustedProxies: readonly Cidr[];
   readonly policiesDir: string;
   readonly signatureWindowSeconds: number;
@@ -131,6 +136,7 @@ const SOURCES = {
   tokenTtlSeconds: ['token_ttl_seconds', 'GATEWAY_TOKEN_TTL_SECONDS'],
   jwtSigningAlgorithm: ['jwt_signing_algorithm', 'GATEWAY_JWT_SIGNING_ALGORITHM'],
   jwtAllowedAlgorithms: ['jwt_allowed_algorithms', 'GATEWAY_JWT_ALLOWED_ALGORITHMS'],
+  oauthErrorStyle: ['oauth_error_style', 'GATEWAY_OAUTH_ERROR_STYLE'],
   trustedProxies: ['trusted_proxies', 'GATEWAY_TRUSTED_PROXIES'],
   policiesDir: ['policies_dir', 'GATEWAY_POLICIES_DIR'],
   signatureWindowSeconds: ['signature_window_seconds', 'GATEWAY_SIGNATURE_WINDOW_SECONDS'],
@@ -426,6 +432,7 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     tokenTtlSeconds: int('tokenTtlSeconds', yaml, env, 86_400, 60, 604_800),
     jwtSigningAlgorithm,
     jwtAllowedAlgorithms: jwtAllowedAlgorithms as JwtAlgorithm[],
+    oauthErrorStyle: oneOf('oauthErrorStyle', yaml, env, OAUTH_ERROR_STYLES, 'gateway'),
     trustedProxies,
     policiesDir: resolve(cwd, str('policiesDir', yaml, env, 'policies')!),
     signatureWindowSeconds: int('signatureWindowSeconds', yaml, env, 300, 5, 3600),

@@ -12,6 +12,7 @@ import { addSecurityHeaders } from './security-headers.js';
 import { DashboardAuth } from './session-auth.js';
 import { DashboardSessions } from './sessions.js';
 import { FailureThrottle } from '../http/failure-throttle.js';
+import { registerSessionPolicyRoute } from './session-policy-route.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
 import { registerVocabularyRoute } from './vocabulary-route.js';
 
@@ -36,6 +37,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       throttle: new FailureThrottle(deps.store, settings, 'dashboard-sign-in', 'failed sign-ins', 'reserve-first'),
       addressOf: (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies),
     });
+    registerSessionPolicyRoute(scope, settings);
     registerVocabularyRoute(scope, auth, deps.policy);
   });
   return auth;

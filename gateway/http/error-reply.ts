@@ -1,5 +1,5 @@
-// Turns anything thrown in a handler into the catalog's JSON error body. Two body styles:
-// proxied routes and the admin API carry request_id; OAuth endpoints carry error_description.
+// Turns anything thrown in a handler into the catalog's JSON error body: error, message and
+// request_id everywhere; OAuth endpoints add error_description (RFC 6749 section 5.2).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
 import { StoreUnavailableError } from '../store/types.js';
@@ -44,9 +44,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
     closeAfterResponse(request.raw.socket);
   }
   const body: Record<string, string> = oauth
-    ? { error: error.code, message: error.message, error_description: error.message }
+    ? { error: error.code, message: error.message, error_description: error.message, request_id: String(request.id) }
     : { error: error.code, message: error.message, request_id: String(request.id) };
   if (error.field) body.field = error.field;
+  for (const [name, value] of Object.entries(error.details)) if (!Object.hasOwn(body, name)) body[name] = value;
   return reply.code(error.status).headers(error.headers).send(body);
 }
 

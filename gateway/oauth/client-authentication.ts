@@ -1,6 +1,7 @@
 // Client authentication for the token, revocation and introspection endpoints: client_secret_post
 // (form fields) or client_secret_basic (RFC 6749 2.3.1), never both; throttled on failure.
 import type { FastifyRequest } from 'fastify';
+import type { OAuthErrorStyle } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
 import type { ClientSecretHasher } from './client-secrets.js';
@@ -67,14 +68,25 @@ function readClientCredentials(request: FastifyRequest, fields: FormFields): Cli
   return { clientId: fields.client_id, clientSecret: fields.client_secret, method: 'client_secret_post' };
 }
 
+/**
+ * The 401 for a client that failed to authenticate: auth_error (the seed's code, the default) or
+ * invalid_client (RFC 6749 section 5.2). Either way a client that tried Basic is told the scheme.
+ */
+export function clientAuthenticationFailed(style: OAuthErrorStyle, method: ClientCredentials['method']): GatewayError {
+  return new GatewayError(style === 'rfc6749' ? 'invalid_client' : 'auth_error', 'Client authentication failed: the client is invalid.', {
+    headers: method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="gateway"' } : {},
+  });
+}
+
 export class ClientAuthenticator {
   constructor(
     private readonly store: CredentialStore,
     private readonly hasher: ClientSecretHasher,
     private readonly throttle: FailureThrottle,
+    private readonly errorStyle: OAuthErrorStyle,
   ) {}
 
-  /** The authenticated client, or auth_error (401), counted by the throttle as a failure. */
+  /** The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a failure. */
   async authenticate(credentials: ClientCredentials, address: string): Promise<ClientRecord> {
     const client = await this.throttle.attempt({ address, credential: credentials.clientId }, async () => {
       // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
@@ -82,8 +94,6 @@ export class ClientAuthenticator {
       return this.hasher.matches(credentials.clientSecret, found?.secretHash) ? found : null;
     });
     if (client) return client;
-    throw new GatewayError('auth_error', 'Client authentication failed: the client is invalid.', {
-      headers: credentials.method === 'client_secret_basic' ? { 'www-authenticate': 'Basic realm="gateway"' } : {},
-    });
+    throw clientAuthenticationFailed(this.errorStyle, credentials.method);
   }
 }

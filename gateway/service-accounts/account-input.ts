@@ -6,7 +6,8 @@ import { nameSet, objectBody, optionalAccountId } from '../admin/validate.js';
 import { PERMISSION_NAMES } from '../policy/vocabulary.js';
 import type { ServiceAccountRecord } from '../store/types.js';
 import { canonicalAllowedIp, DEFAULT_ALLOWED_IPS, MAX_ALLOWED_IPS } from './allowed-ips.js';
-import { parseSshEd25519PublicKey, PublicKeyError } from './ssh-public-key.js';
+import { PublicKeyError } from './public-key-errors.js';
+import { parsePublicKeyInput, type ParsedPublicKey } from './public-key-input.js';
 
 const FIELDS = ['description', 'public_key', 'permissions', 'allowed_ips', 'account_id'];
 export const MAX_DESCRIPTION = 200;
@@ -37,17 +38,20 @@ function allowedIps(value: unknown): string[] {
   return [...new Set(entries)];
 }
 
-export function serviceAccountFromInput(body: unknown, now = new Date()): ServiceAccountRecord {
-  const input = objectBody(body, FIELDS);
-  const text = description(input.description);
-  if (typeof input.public_key !== 'string') throw invalidField('public_key', 'is required: an "ssh-ed25519 <base64> [comment]" line');
-  let key;
+/** Any accepted form (public-key-input.ts); stored as the ssh-ed25519 line. */
+function publicKey(value: unknown): ParsedPublicKey {
   try {
-    key = parseSshEd25519PublicKey(input.public_key);
+    return parsePublicKeyInput(value);
   } catch (error) {
     if (error instanceof PublicKeyError) throw invalidField('public_key', error.message);
     throw error;
   }
+}
+
+export function serviceAccountFromInput(body: unknown, now = new Date()): ServiceAccountRecord {
+  const input = objectBody(body, FIELDS);
+  const text = description(input.description);
+  const key = publicKey(input.public_key);
   return {
     id: `sa_${randomBytes(10).toString('hex')}`,
     accessId: randomUUID(),

@@ -25,12 +25,13 @@ import { checkDeclaredLength, declaresBody, readRequestBody } from './request-bo
 import { receivedHeaders, receivedRequest } from './signed-request.js';
 import { acceptSignature, checkBodyDigest, checkCoverage, checkDigestHeader, checkParameters, nonceTtlSeconds } from './signature-policy.js';
 
+// One code per thing the client has to fix; signature_invalid only for a signature that does not verify.
 const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
-  malformed: 'signature_invalid',
-  not_found: 'signature_invalid',
-  ambiguous: 'signature_invalid',
-  component_unavailable: 'signature_invalid',
-  component_unsupported: 'signature_invalid',
+  malformed: 'signature_malformed',
+  not_found: 'signature_keyid_mismatch',
+  ambiguous: 'signature_ambiguous',
+  component_unavailable: 'signature_component_unavailable',
+  component_unsupported: 'signature_component_unsupported',
   algorithm_unsupported: 'signature_algorithm_unsupported',
   verification_failed: 'signature_invalid',
 };
@@ -92,7 +93,11 @@ export class SignatureAuthenticator implements Authenticator {
     const state = await this.store.serviceAccountForRequest(accessId, nonce);
     if (!state.account) throw new GatewayError('unknown_access_id');
     if (!verifyEd25519(base, signature.signature, Buffer.from(state.account.publicKeyBytes, 'base64url'))) {
-      throw new GatewayError('signature_invalid', 'The signature does not verify with this service account\'s public key.');
+      // The base holds only what the client sent (and the Access ID it named), so the client can diff
+      // it against the one it signed; it is shown only once the Access ID is known to be an account's.
+      throw new GatewayError('signature_invalid', 'The signature does not verify with this service account\'s public key over the signature base the gateway computed (signature_base); compare it with the one you signed.', {
+        details: { signature_base: base },
+      });
     }
     if (state.nonceUsed) throw new GatewayError('nonce_replayed');
 

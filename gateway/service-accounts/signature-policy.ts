@@ -30,14 +30,14 @@ export function checkParameters(signature: ReceivedSignature, windowSeconds: num
   if (alg !== undefined && alg !== ALGORITHM) {
     throw new GatewayError('signature_algorithm_unsupported', `The alg parameter must be "${ALGORITHM}" (got ${JSON.stringify(alg)}).`);
   }
-  if (created === undefined) throw new GatewayError('signature_invalid', 'The signature has no created parameter.');
+  if (created === undefined) throw new GatewayError('signature_parameters_invalid', 'The signature has no created parameter.');
   if (nonce === undefined || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH) {
-    throw new GatewayError('signature_invalid', `The signature needs a nonce parameter of 1 to ${MAX_NONCE_LENGTH} characters.`);
+    throw new GatewayError('signature_parameters_invalid', `The signature needs a nonce parameter of 1 to ${MAX_NONCE_LENGTH} characters.`);
   }
   if (created > nowSeconds + CLOCK_SKEW_SECONDS) throw new GatewayError('signature_not_yet_valid', 'The signature was created in the future; check the client clock.');
   if (nowSeconds - created > windowSeconds) throw new GatewayError('signature_expired', `The signature was created more than ${windowSeconds} seconds ago.`);
   if (expires !== undefined) {
-    if (expires < created) throw new GatewayError('signature_invalid', 'The signature expires before it was created.');
+    if (expires < created) throw new GatewayError('signature_parameters_invalid', 'The signature expires before it was created.');
     if (nowSeconds >= expires) throw new GatewayError('signature_expired', 'The signature has expired.');
   }
   return nonce;
@@ -68,9 +68,15 @@ export function checkBodyDigest(claimed: ClaimedDigests | undefined, body: Buffe
   if (!digestsMatch(claimed, body)) throw new GatewayError('digest_mismatch', 'Content-Digest does not match the request body.');
 }
 
-/** RFC 9421 section 5: what the client must sign next time. */
+/**
+ * RFC 9421 section 5.1: what the client must sign next time, with every parameter the gateway
+ * requires: created and nonce as bare (true) parameters, since the client picks their values.
+ */
 export function acceptSignature(hasBody: boolean, accessId: string | undefined): string {
-  const params = new Map<string, string | boolean>([['created', true]]);
+  const params = new Map<string, string | boolean>([
+    ['created', true],
+    ['nonce', true],
+  ]);
   if (accessId !== undefined && isUuid(accessId)) params.set('keyid', accessId);
   params.set('alg', ALGORITHM);
   const components = requiredComponents(hasBody).map((c): [string, Parameters] => [c, new Map()]);

@@ -1,9 +1,13 @@
-// Parses the one public key form service accounts accept: "ssh-ed25519 <base64> [comment]", with
-// the base64 holding exactly the OpenSSH wire blob (RFC 8709): string "ssh-ed25519", string of 32
-// key bytes, nothing after. Each failure says what is wrong, for the admin API's 400 message.
+// The OpenSSH form of a service account's public key, which is also the one stored: parses
+// "ssh-ed25519 <base64> [comment]", with the base64 holding exactly the OpenSSH wire blob (RFC
+// 8709): string "ssh-ed25519", string of 32 key bytes, nothing after. Each failure says what is
+// wrong, for the admin API's 400 message. Other forms (PEM, JWK) end in canonicalEd25519Key too.
 import { createHash } from 'node:crypto';
 import { ed25519PublicKeyProblem } from '../signing/ed25519.js';
-import { SshReader } from '../signing/ssh-wire.js';
+import { ed25519PublicBlob, SshReader } from '../signing/ssh-wire.js';
+import { PublicKeyError } from './public-key-errors.js';
+
+export { PublicKeyError } from './public-key-errors.js';
 
 export interface SshEd25519Key {
   /** The 32 raw key bytes. */
@@ -16,8 +20,6 @@ export interface SshEd25519Key {
 
 const MAX_LINE = 2000;
 const CANONICAL_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-
-export class PublicKeyError extends Error {}
 
 export function sshFingerprint(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
@@ -49,8 +51,16 @@ export function parseSshEd25519PublicKey(text: string): SshEd25519Key {
   if (innerType !== 'ssh-ed25519') throw new PublicKeyError(`key data is for ${JSON.stringify(innerType)}, but the line says ssh-ed25519`);
   if (raw.length !== 32) throw new PublicKeyError(`holds ${raw.length} key bytes; an Ed25519 key has exactly 32`);
   if (reader.remaining !== 0) throw new PublicKeyError(`key data has ${reader.remaining} unexpected trailing bytes`);
-  // Small-order and non-canonical keys would let anyone forge this account's signatures.
+  return canonicalEd25519Key(raw, comment);
+}
+
+/**
+ * 32 raw key bytes as the stored form, whatever form they came in; refused (PublicKeyError) unless
+ * usable: small-order and non-canonical keys would let anyone forge this account's signatures.
+ */
+export function canonicalEd25519Key(raw: Uint8Array, comment: readonly string[] = []): SshEd25519Key {
   const problem = ed25519PublicKeyProblem(raw);
   if (problem !== undefined) throw new PublicKeyError(`is not a usable Ed25519 public key: ${problem}`);
-  return { raw: Buffer.from(raw), fingerprint: sshFingerprint(blob), line: [type, data, ...comment].join(' ') };
+  const blob = ed25519PublicBlob(Buffer.from(raw));
+  return { raw: Buffer.from(raw), fingerprint: sshFingerprint(blob), line: ['ssh-ed25519', blob.toString('base64'), ...comment].join(' ') };
 }

@@ -1,15 +1,11 @@
-// RFC 9530 Content-Digest: a Dictionary of algorithm -> Byte Sequence over the content bytes.
-// Only sha-256 and sha-512 are accepted; the deprecated algorithms are ignored, never trusted.
+// Checking an RFC 9530 Content-Digest against the body the gateway received: only sha-256 and
+// sha-512 are accepted; the deprecated algorithms are ignored, never trusted. Writing one is the
+// client package's contentDigest, re-exported.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseDictionary, serializeDictionary } from 'structured-headers';
+import { parseDictionary } from 'structured-headers';
+import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../clients/typescript/src/content-digest.js';
 
-export const DIGEST_ALGORITHMS = { 'sha-256': 'sha256', 'sha-512': 'sha512' } as const;
-export type DigestAlgorithm = keyof typeof DIGEST_ALGORITHMS;
-
-export function contentDigest(body: Uint8Array | string, algorithm: DigestAlgorithm = 'sha-256'): string {
-  const digest = createHash(DIGEST_ALGORITHMS[algorithm]).update(body).digest();
-  return serializeDictionary(new Map([[algorithm, [digest, new Map()]]]));
-}
+export { contentDigest, DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../clients/typescript/src/content-digest.js';
 
 export type DigestCheck = 'match' | 'mismatch' | 'no_supported_algorithm' | 'malformed';
 

@@ -6,7 +6,7 @@
 // about 40 µs per verification on the bench machine against OpenSSL's 70, and strict by itself),
 // and node:crypto's otherwise (a library user who signs need not install a native addon).
 import { createRequire } from 'node:module';
-import { sign, verify, type KeyObject } from 'node:crypto';
+import { verify, type KeyObject } from 'node:crypto';
 import { decodesToCurvePoint } from './ed25519-curve.js';
 import { hasNegativeZeroX, hasUnreducedY, isCanonicalScalar, isStrictPoint, smallOrder } from './ed25519-encoding.js';
 import { ed25519PublicKey, rawPublicKey } from './keys.js';
@@ -39,9 +39,8 @@ export const ED25519_EQUATIONS: Readonly<Partial<Record<'libsodium' | 'openssl',
 
 const defaultEquation = ED25519_EQUATIONS.libsodium ?? ED25519_EQUATIONS.openssl;
 
-export function signEd25519(base: string, privateKey: KeyObject): Buffer {
-  return sign(null, Buffer.from(base, 'utf8'), privateKey);
-}
+/** Signing needs none of this strictness: it is the client package's. */
+export { signEd25519 } from '../../clients/typescript/src/sign.js';
 
 /**
  * Verifies per RFC 8032 section 5.1.7 with the usual strictness (as libsodium): S < L, canonical

@@ -1,13 +1,9 @@
-// access-gateway/signing: sign banking requests for the gateway, and build or verify RFC 9421
-// HTTP Message Signatures (Ed25519) with RFC 9530 Content-Digest. See SIGNING.md.
-export { checkContentDigest, contentDigest, type DigestAlgorithm, type DigestCheck } from './content-digest.js';
-export { signEd25519, verifyEd25519 } from './ed25519.js';
-export { SignatureError, type SignatureFailureReason } from './errors.js';
-export { ed25519PublicKey, generateSigningKey, loadPrivateKey, rawPublicKey, sshPublicKeyLine } from './keys.js';
-export { headerFields, headerFieldsFromRaw, requestFromUrl, type HeaderFields, type SignableRequest } from './message.js';
-export { ACCESS_ID_HEADER, ALGORITHM, BODY_COMPONENT, REQUIRED_COMPONENTS, requiredComponents } from './profile.js';
-export { signMessage, signRequest, signedFetch, type SignatureFields, type SignedFetchInit, type SignRequestOptions } from './sign.js';
-export { buildSignatureBase } from './signature-base.js';
+// access-gateway/signing: everything the client package (@access-gateway/signing, whose source is
+// clients/typescript/src) exports for signing, plus the gateway's side: reading Signature-Input and
+// Signature, checking Content-Digest, strict Ed25519 verification. See SIGNING.md.
+export * from '../../clients/typescript/src/index.js';
+export { checkContentDigest, parseContentDigest, type ClaimedDigests, type DigestCheck } from './content-digest.js';
+export { verifyEd25519 } from './ed25519.js';
+export { ed25519PublicKey } from './keys.js';
 export { SignatureHeaders, type ReceivedSignature } from './signature-headers.js';
-export { descriptor, serializeSignatureParams, type SignatureDescriptor, type SignatureParameters } from './signature-params.js';
 export { selectSignature, verifyReceivedSignature, verifyRequestSignature, type VerifiedSignature, type VerifyOptions } from './verify.js';

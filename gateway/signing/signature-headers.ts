@@ -2,8 +2,9 @@
 // choosing the one signature a verifier checks. Members that are not chosen are never judged, so
 // a message may carry other parties' signatures in forms this library does not implement.
 import { parseDictionary, type Dictionary, type InnerList, type Item } from 'structured-headers';
-import { SignatureError } from './errors.js';
-import { readParameters, type SignatureDescriptor, type SignatureParameters } from './signature-params.js';
+import { SignatureError } from '../../clients/typescript/src/errors.js';
+import { readParameters, type SignatureDescriptor, type SignatureParameters } from '../../clients/typescript/src/signature-params.js';
+import { fromParsedParameters } from './parsed-parameters.js';
 
 export interface ReceivedSignature extends SignatureDescriptor {
   readonly label: string;
@@ -27,7 +28,8 @@ function isInnerList(value: Item | InnerList): value is InnerList {
 
 function readEntry(label: string, input: Item | InnerList, signatures: Dictionary): ReceivedSignature {
   if (!isInnerList(input)) throw new SignatureError('malformed', `Signature-Input member ${label} must be an inner list of component names.`);
-  const [items, parameters] = input;
+  const [items, parsedParameters] = input;
+  const parameters = fromParsedParameters(parsedParameters);
   const components = items.map(([name, componentParams]) => {
     if (typeof name !== 'string') throw new SignatureError('malformed', `Signature-Input member ${label} lists a component that is not a string.`);
     if (componentParams.size > 0) throw new SignatureError('component_unsupported', `The component "${name}" has parameters, which are not supported.`);

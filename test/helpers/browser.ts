@@ -9,7 +9,9 @@ import { REPO_ROOT, startTestGateway, type TestGateway, type TestGatewayOptions 
 import { listen } from './http.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/screenshots/` : `${REPO_ROOT}test-output/screenshots/`;
+/** Where every run's screenshots go (test artifacts). */
+export const ARTIFACT_SCREENSHOT_DIR = `${REPO_ROOT}test-output/screenshots/`;
+export const SCREENSHOT_DIR = process.env.UPDATE_SCREENSHOTS === '1' ? `${REPO_ROOT}docs/screenshots/` : ARTIFACT_SCREENSHOT_DIR;
 
 export interface ListeningGateway extends TestGateway {
   adminUrl: string;
@@ -31,9 +33,13 @@ export async function launchBrowser(t: Test): Promise<Browser> {
   return browser;
 }
 
-/** A fresh browser context (its own cookies) with a desktop-sized page; fails the test on any page error or alert. */
-export async function newPage(t: Test, browser: Browser): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-GB', timezoneId: 'UTC' });
+export const DESKTOP = { width: 1280, height: 800 };
+/** A phone held upright (iPhone SE and many Androids are 375 CSS pixels wide). */
+export const PHONE = { width: 375, height: 740 };
+
+/** A fresh browser context (its own cookies), desktop-sized unless told; fails the test on any page error or alert. */
+export async function newPage(t: Test, browser: Browser, viewport: { width: number; height: number } = DESKTOP): Promise<Page> {
+  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC', ...(viewport.width < 600 ? { isMobile: true, hasTouch: true } : {}) });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   page.on('pageerror', (error) => t.fail(`page error: ${error.message}`));
@@ -57,11 +63,12 @@ export async function signInWithToken(page: Page, adminUrl: string, token: strin
   await page.getByRole('heading', { name: 'API Credentials' }).waitFor();
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+/** `dir`: ARTIFACT_SCREENSHOT_DIR for pictures the README never shows. */
+export async function screenshot(page: Page, name: string, dir = SCREENSHOT_DIR): Promise<void> {
+  mkdirSync(dir, { recursive: true });
   // Let fonts and focus rings settle so screenshots are stable.
   await page.evaluate('document.fonts.ready');
-  await page.screenshot({ path: `${SCREENSHOT_DIR}${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${dir}${name}.png`, fullPage: true });
 }
 
 export interface PageFetchResult {

@@ -78,7 +78,8 @@ t.test('OAuth endpoints: invalid_request naming the problem, nothing counted aga
       payload: new URLSearchParams({ ...fields, client_secret: 'wrong', token: 'x' }).toString(),
     });
     t.equal(response.statusCode, 400, `${url}: ${response.body}`);
-    t.same(response.json(), expected);
+    t.match(response.json().request_id, /^[0-9a-f-]{36}$/, 'every OAuth error carries request_id');
+    t.same(response.json(), { ...expected, request_id: response.json().request_id });
     t.equal(response.headers['cache-control'], 'no-store');
     t.equal(response.headers['pragma'], 'no-cache');
   }

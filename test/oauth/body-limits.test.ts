@@ -26,6 +26,7 @@ t.test('OAuth forms over the limit get 413 in the OAuth error style, unparsed', 
       const body = response.json() as Record<string, string>;
       t.equal(body.error, 'body_too_large', url);
       t.equal(body.error_description, body.message, `${url}: the OAuth body style`);
+      t.ok(body.request_id, `${url}: request_id`);
       t.equal(response.headers['cache-control'], 'no-store');
     }
   }

@@ -49,7 +49,8 @@ t.test('arbitrary client authentication gets an OAuth error body, never a 5xx', 
       const where = `${JSON.stringify({ auth, payload, type })} -> ${response.statusCode} ${response.body}`;
       if (response.statusCode >= 500) throw new Error(where);
       const answer = response.json() as Record<string, unknown>;
-      if (Object.keys(answer).sort().join() !== 'error,error_description,message') throw new Error(`not the OAuth error body: ${where}`);
+      if (Object.keys(answer).sort().join() !== 'error,error_description,message,request_id') throw new Error(`not the OAuth error body: ${where}`);
+      if (typeof answer.request_id !== 'string' || answer.request_id === '') throw new Error(`request_id: ${where}`);
       if (OAUTH_ERRORS[answer.error as string] !== response.statusCode) throw new Error(`unexpected code or status: ${where}`);
       if (answer.message !== answer.error_description || typeof answer.message !== 'string' || answer.message === '') throw new Error(`message: ${where}`);
       if (response.headers['cache-control'] !== 'no-store') throw new Error(`cacheable: ${where}`);

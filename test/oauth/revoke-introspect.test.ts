@@ -51,10 +51,10 @@ t.test('revocation needs client authentication and the client\'s own token', asy
   t.equal(noAuth.json().error, 'invalid_request');
   const badSecret = await form(tg, '/v1/oauth/revoke', { client_id: owner.client_id, client_secret: 'wrong', token });
   t.equal(badSecret.statusCode, 401);
-  t.same(badSecret.json(), { error: 'auth_error', message: 'Client authentication failed: the client is invalid.', error_description: 'Client authentication failed: the client is invalid.' });
+  t.same(badSecret.json(), { error: 'auth_error', message: 'Client authentication failed: the client is invalid.', error_description: 'Client authentication failed: the client is invalid.', request_id: badSecret.json().request_id });
   const foreign = await form(tg, '/v1/oauth/revoke', { ...auth(intruder), token });
   t.equal(foreign.statusCode, 400);
-  t.same(foreign.json(), { error: 'invalid_request', message: 'The token was not issued to this client.', error_description: 'The token was not issued to this client.' });
+  t.same(foreign.json(), { error: 'invalid_request', message: 'The token was not issued to this client.', error_description: 'The token was not issued to this client.', request_id: foreign.json().request_id });
   const missing = await form(tg, '/v1/oauth/revoke', auth(owner));
   t.equal(missing.json().error, 'invalid_request');
   const still = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
@@ -108,7 +108,7 @@ t.test('introspection is for resource servers only: any other client gets 403 in
   const refusedFor = async (label: string, fields: Record<string, string>, headers: Record<string, string> = {}) => {
     const response = await form(tg, '/v1/oauth/introspect', fields, headers);
     t.equal(response.statusCode, 403, label);
-    t.same(response.json(), { error: 'introspection_not_allowed', message, error_description: message }, label);
+    t.same(response.json(), { error: 'introspection_not_allowed', message, error_description: message, request_id: response.json().request_id }, label);
     t.equal(response.headers['cache-control'], 'no-store', label);
     t.equal(response.headers.pragma, 'no-cache', label);
   };

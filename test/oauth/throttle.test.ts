@@ -18,7 +18,7 @@ function from(address: string) {
 
 function assertFailed(t: Test, response: LightMyRequestResponse, note = 'wrong secret: 401'): void {
   t.equal(response.statusCode, 401, note);
-  t.same(response.json(), { error: 'auth_error', message: FAILED, error_description: FAILED });
+  t.same(response.json(), { error: 'auth_error', message: FAILED, error_description: FAILED, request_id: response.json().request_id });
 }
 
 function assertThrottled(t: Test, response: LightMyRequestResponse, windowSeconds: number, note = 'throttled: 429'): void {
@@ -26,7 +26,7 @@ function assertThrottled(t: Test, response: LightMyRequestResponse, windowSecond
   const retryAfter = Number(response.headers['retry-after']);
   t.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= windowSeconds, `Retry-After ${response.headers['retry-after']}`);
   const message = `Too many failed attempts; retry in ${retryAfter} seconds.`;
-  t.same(response.json(), { error: 'too_many_requests', message, error_description: message });
+  t.same(response.json(), { error: 'too_many_requests', message, error_description: message, request_id: response.json().request_id });
   t.equal(response.headers['cache-control'], 'no-store');
 }
 
@@ -97,8 +97,9 @@ for (const store of ['redis', 'embedded'] as const) {
     const throttled = responses.filter((r) => r.statusCode === 429);
     t.equal(failed.length, 10, 'exactly 10 secrets were checked');
     t.equal(throttled.length, 90, 'the other 90 were refused before any check');
-    t.same(failed[0]!.json(), { error: 'auth_error', message: FAILED, error_description: FAILED });
-    t.ok(failed.every((r) => r.body === failed[0]!.body), 'every 401 has the same body');
+    t.same(failed[0]!.json(), { error: 'auth_error', message: FAILED, error_description: FAILED, request_id: failed[0]!.json().request_id });
+    const withoutRequestId = (r: (typeof failed)[number]) => JSON.stringify({ ...r.json(), request_id: undefined });
+    t.ok(failed.every((r) => withoutRequestId(r) === withoutRequestId(failed[0]!)), 'every 401 has the same body but for its request_id');
     assertThrottled(t, throttled[0]!, 300);
     t.ok(throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1), 'every 429 is too_many_requests with Retry-After');
     assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.20')), 'the owner still gets a token from its address');

@@ -12,8 +12,9 @@ function basic(id: string, secret: string): string {
 function assertOAuthError(t: Test, response: Awaited<ReturnType<typeof tokenRequest>>, status: number, error: string, message?: string | RegExp): void {
   t.equal(response.statusCode, status, `${error}: ${response.body}`);
   const body = response.json() as Record<string, string>;
-  t.same(Object.keys(body).sort(), ['error', 'error_description', 'message'], `${error}: body fields`);
+  t.same(Object.keys(body).sort(), ['error', 'error_description', 'message', 'request_id'], `${error}: body fields`);
   t.equal(body.error, error);
+  t.match(body.request_id, /^[0-9a-f]{8}-[0-9a-f-]{27}$/, 'request_id names the request, as in the logs');
   t.equal(body.error_description, body.message, 'error_description carries the message');
   if (message !== undefined) t.match(body.message, message);
   t.equal(response.headers['cache-control'], 'no-store');
@@ -93,7 +94,7 @@ t.test('invalid client: unknown client or wrong secret', async (t) => {
   assertOAuthError(t, await tokenRequest(tg, { client_id: 'not-a-uuid', client_secret: 'x' }), 401, 'auth_error', message);
   assertOAuthError(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: `${client.client_secret}x` }), 401, 'auth_error', message);
   const exact = await tokenRequest(tg, { client_id: client.client_id, client_secret: 'nope' });
-  t.same(exact.json(), { error: 'auth_error', message, error_description: message });
+  t.same(exact.json(), { error: 'auth_error', message, error_description: message, request_id: exact.json().request_id });
   t.equal(exact.headers['www-authenticate'], undefined, 'form authentication gets no Basic challenge');
   upstreamsUntouched(t, tg);
 });

@@ -45,7 +45,7 @@ t.test('after DELETE returns, every instance sharing the Redis refuses the Acces
     const body = (await refused.json()) as { error: string; message: string; request_id: string };
     t.equal(body.error, 'unknown_access_id');
     t.equal(body.message, 'The Access ID does not belong to an active service account.');
-    t.match(refused.headers.get('accept-signature'), /^sig1=\("@method" "@authority" "@path" "@query" "x-access-id"\);created;keyid="/);
+    t.match(refused.headers.get('accept-signature'), /^sig1=\("@method" "@authority" "@path" "@query" "x-access-id"\);created;nonce;keyid="/);
   }
   t.equal(deployment.banking.received.length, contacted, 'the upstream was not contacted after the deletion');
   for (const gateway of [first, second]) t.notOk(gateway.output().includes(account.access_id), 'no log line carries the full Access ID');

@@ -3,7 +3,7 @@
 import { api } from './api.js';
 import { formSummary, linkButton, secretReveal } from './components.js';
 import { announce, h, replaceChildren } from './dom.js';
-import { clearErrors, clearErrorsOnEdit, showApiError } from './form-errors.js';
+import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
 import { capitalized } from './format.js';
 
 function formCard(...children) {
@@ -12,11 +12,11 @@ function formCard(...children) {
 
 /**
  * The "Create <noun>" form, with focus on its first field. On submit, `read(form)` gives the body;
- * `check(form, body)` returns true when it showed a field error (checks that need no round trip:
- * the API's own checks still decide); the body is posted to the tab's path and the answer goes to
- * `created`. `tab`: { panel, noun, prefix, route, path }, as in credential-list.js.
+ * `problems(body)` lists every { field, message } found without a round trip (all are shown at
+ * once; the API's own checks still decide); a clean body is posted to the tab's path and the
+ * answer goes to `created`. `tab`: { panel, noun, prefix, route, path }, as in credential-list.js.
  */
-export function showCreateForm({ panel, noun, prefix, route, path }, { intro, fields, read, check, created }) {
+export function showCreateForm({ panel, noun, prefix, route, path }, { intro, fields, read, problems, created }) {
   const title = `Create ${noun}`;
   const form = h(
     'form',
@@ -30,16 +30,17 @@ export function showCreateForm({ panel, noun, prefix, route, path }, { intro, fi
   clearErrorsOnEdit(form);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    void submit(form, { read, check, path, created });
+    void submit(form, { read, problems, path, created });
   });
   replaceChildren(panel, formCard(form));
   form.querySelector('input, textarea').focus();
 }
 
-async function submit(form, { read, check, path, created }) {
+async function submit(form, { read, problems, path, created }) {
   clearErrors(form);
   const body = read(form);
-  if (check(form, body)) return;
+  const found = problems(body);
+  if (found.length > 0) return void showFieldErrors(form, found);
   // Disabled while the request runs, so a double click does not create two credentials.
   const button = form.querySelector('button[type="submit"]');
   button.disabled = true;

@@ -50,13 +50,14 @@ export async function showCredentialList({ panel, noun, route }, { description, 
   const caption = h('caption', { class: 'visually-hidden' }, '');
   const describe = () => replaceChildren(caption, `${capitalized(plural)} (${shown} shown${cursor ? ', more available' : ''})`);
   describe();
-  const rows = h('tbody', {}, page.items.map(row));
+  const labelledRow = (item) => labelCells(row(item), columns);
+  const rows = h('tbody', { role: 'rowgroup' }, page.items.map(labelledRow));
   const more = h('button', { type: 'button', class: 'button button-secondary', on: { click: showMore } }, `Show more ${plural}`);
   async function showMore() {
     more.disabled = true;
     try {
       const next = await load(cursor);
-      rows.append(...next.items.map(row));
+      rows.append(...next.items.map(labelledRow));
       shown += next.items.length;
       cursor = next.nextCursor;
       describe();
@@ -71,15 +72,33 @@ export async function showCredentialList({ panel, noun, route }, { description, 
   replaceChildren(body, h('div', { class: 'table-wrap' }, credentialTable(caption, columns, rows)), cursor ? h('div', { class: 'card-footer' }, more) : null);
 }
 
-/** The caption is for screen readers (it counts the rows); the last column holds the actions. */
+/**
+ * The caption is for screen readers (it counts the rows); the last column holds the actions. On a
+ * narrow screen the CSS shows each row as a card, which drops the table's built-in semantics in
+ * browsers: the explicit roles keep it a table for screen readers.
+ */
 function credentialTable(caption, columns, rows) {
   return h(
     'table',
-    {},
+    { class: 'credential-table', role: 'table' },
     caption,
-    h('thead', {}, h('tr', {}, columns.map((t) => h('th', { scope: 'col' }, t)), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')))),
+    h(
+      'thead',
+      { role: 'rowgroup' },
+      h('tr', { role: 'row' }, columns.map((t) => h('th', { scope: 'col', role: 'columnheader' }, t)), h('th', { scope: 'col', role: 'columnheader' }, h('span', { class: 'visually-hidden' }, 'Actions'))),
+    ),
     rows,
   );
+}
+
+/** Each cell carries its column's name, which the card layout shows beside the value. */
+function labelCells(tr, columns) {
+  tr.setAttribute('role', 'row');
+  [...tr.children].forEach((cell, i) => {
+    cell.setAttribute('role', 'cell');
+    if (columns[i]) cell.dataset.label = columns[i];
+  });
+  return tr;
 }
 
 /** The row's Delete button; its hidden text names the row, so the buttons differ for screen readers. */

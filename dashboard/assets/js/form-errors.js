@@ -26,17 +26,30 @@ export function clearErrors(form) {
   if (summary) summary.hidden = true;
 }
 
-/** Shows the message at the field; returns false when the form has no such field. */
-export function showFieldError(form, field, message) {
+/** Shows the message at the field, without moving focus; returns false when the form has no such field. */
+function markField(form, field, message) {
   const wrapper = field ? form.querySelector(`[data-field="${CSS.escape(field)}"]`) : null;
   if (!wrapper) return false;
   const error = wrapper.querySelector('.field-error');
   error.textContent = message;
   error.hidden = false;
-  const inputs = wrapper.querySelectorAll('input, textarea');
-  for (const input of inputs) input.setAttribute('aria-invalid', 'true');
-  inputs[0]?.focus();
+  for (const input of wrapper.querySelectorAll('input, textarea')) input.setAttribute('aria-invalid', 'true');
   return true;
+}
+
+/**
+ * Shows every { field, message } at its field at once (so one submit tells everything to fix) and
+ * moves focus to the first; returns the ones the form has no field for.
+ */
+export function showFieldErrors(form, errors) {
+  const unplaced = errors.filter(({ field, message }) => !markField(form, field, message));
+  if (unplaced.length < errors.length) form.querySelector('[aria-invalid="true"]')?.focus();
+  return unplaced;
+}
+
+/** Shows the message at the field and focuses it; returns false when the form has no such field. */
+export function showFieldError(form, field, message) {
+  return showFieldErrors(form, [{ field, message }]).length === 0;
 }
 
 /** A message that concerns the whole form (network, permissions, server errors). */
@@ -47,17 +60,18 @@ export function showFormError(form, message) {
   summary.focus();
 }
 
-/** Shows an ApiError where it belongs: at its field when the form has it, above the form otherwise. */
+/** Shows an ApiError where it belongs: each field error at its field when the form has it, above the form otherwise. */
 export function showApiError(form, error) {
-  if (error.code === 'validation_error' && showFieldError(form, error.field, messageFor(form, error))) return;
-  showFormError(form, error.message);
+  const fieldErrors = error.code === 'validation_error' ? error.fieldErrors.map(({ field, message }) => ({ field, message: messageFor(form, field, message) })) : [];
+  const unplaced = showFieldErrors(form, fieldErrors);
+  if (fieldErrors.length === 0 || unplaced.length > 0) showFormError(form, unplaced.length > 0 ? unplaced.map((e) => e.message).join(' ') : error.message);
 }
 
 /** "public_key: is a ssh-rsa key" becomes "Public key is a ssh-rsa key": the label people see, not the API's name. */
-function messageFor(form, error) {
-  const prefix = `${error.field}: `;
-  if (!error.message.startsWith(prefix)) return error.message;
-  const rest = error.message.slice(prefix.length);
-  const label = form.querySelector(`[data-field="${CSS.escape(error.field)}"]`)?.dataset.label ?? error.field;
+function messageFor(form, field, message) {
+  const prefix = `${field}: `;
+  if (!message.startsWith(prefix)) return message;
+  const rest = message.slice(prefix.length);
+  const label = form.querySelector(`[data-field="${CSS.escape(field)}"]`)?.dataset.label ?? field;
   return /^(is|must|has|holds|contains|key data)\b/.test(rest) ? `${label} ${rest}` : `${label}: ${rest}`;
 }

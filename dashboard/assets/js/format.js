@@ -25,3 +25,11 @@ export function relativeTime(date) {
 export function capitalized(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** 28800 -> '8 hours', 5400 -> '90 minutes': the largest unit that states the length exactly. */
+export function durationText(seconds) {
+  const units = [['day', 86_400], ['hour', 3_600], ['minute', 60], ['second', 1]];
+  const [unit, size] = units.find(([, size]) => seconds % size === 0);
+  const count = seconds / size;
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}

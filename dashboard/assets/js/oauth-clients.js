@@ -3,7 +3,6 @@ import { h } from './dom.js';
 import { checkboxField, checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
 import { showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, showCredentialList } from './credential-list.js';
-import { showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
 export function oauthClientsTab(panel, vocabulary) {
@@ -65,11 +64,10 @@ export function oauthClientsTab(panel, vocabulary) {
         }),
       ],
       read: readForm,
-      check: (form, body) => {
-        if (!body.name) return showFieldError(form, 'name', 'Enter a name.');
-        if (body.scopes.length === 0) return showFieldError(form, 'scopes', 'Choose at least one scope.');
-        return false;
-      },
+      problems: (body) => [
+        ...(body.name ? [] : [{ field: 'name', message: 'Enter a name.' }]),
+        ...(body.scopes.length > 0 ? [] : [{ field: 'scopes', message: 'Choose at least one scope.' }]),
+      ],
       created: showClientCreated,
     });
   }

@@ -3,7 +3,6 @@ import { h } from './dom.js';
 import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
 import { showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, showCredentialList } from './credential-list.js';
-import { showFieldError } from './form-errors.js';
 import { timeElement } from './format.js';
 
 /** Permissions that move money get a visible mark, to make over-granting stand out. */
@@ -96,9 +95,13 @@ export function serviceAccountsTab(panel, vocabulary) {
           multiline: true,
           mono: true,
           hint: [
-            'The Ed25519 public key in OpenSSH form: one line that starts with ',
+            'The Ed25519 public key: the line that starts with ',
             h('code', {}, 'ssh-ed25519'),
-            '. Create a key pair with ',
+            ', a PEM block that starts with ',
+            h('code', {}, '-----BEGIN PUBLIC KEY-----'),
+            ', or a JWK (',
+            h('code', {}, '{"kty":"OKP","crv":"Ed25519","x":…}'),
+            '). Create a key pair with ',
             h('code', {}, 'ssh-keygen -t ed25519 -f banking-key'),
             ' (or ',
             h('code', {}, 'gatewayctl keygen'),
@@ -120,7 +123,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         textField({ id: 'sa-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the banking API in x-gateway-account-id, to tie this credential to an account.', attributes: { maxlength: '200' } }),
       ],
       read: readForm,
-      check: checkLocally,
+      problems,
       created: showAccountCreated,
     });
   }
@@ -134,13 +137,14 @@ export function serviceAccountsTab(panel, vocabulary) {
     return body;
   }
 
-  /** Checks that need no round trip; the API's own checks still decide. */
-  function checkLocally(form, body) {
-    if (!body.description) return showFieldError(form, 'description', 'Enter a description.');
-    if (/PRIVATE KEY/.test(body.public_key)) return showFieldError(form, 'public_key', 'This is a private key. Paste the public key (the .pub file) instead, and keep the private key secret.');
-    if (!body.public_key) return showFieldError(form, 'public_key', 'Paste the public key: one line starting with ssh-ed25519.');
-    if (body.permissions.length === 0) return showFieldError(form, 'permissions', 'Choose at least one permission.');
-    return false;
+  /** Every mistake found without a round trip; the API's own checks still decide. */
+  function problems(body) {
+    const found = [];
+    if (!body.description) found.push({ field: 'description', message: 'Enter a description.' });
+    if (/PRIVATE KEY/.test(body.public_key)) found.push({ field: 'public_key', message: 'This is a private key. Paste the public key (the .pub file) instead, and keep the private key secret.' });
+    else if (!body.public_key) found.push({ field: 'public_key', message: 'Paste the public key: one line starting with ssh-ed25519.' });
+    if (body.permissions.length === 0) found.push({ field: 'permissions', message: 'Choose at least one permission.' });
+    return found;
   }
 
   function showAccountCreated(account) {

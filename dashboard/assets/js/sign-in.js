@@ -1,6 +1,7 @@
 // Sign-in page: the admin token, or a dashboard user's name and password.
 import { request } from './api.js';
-import { clearErrors, clearErrorsOnEdit, showFieldError, showFormError } from './form-errors.js';
+import { clearErrors, clearErrorsOnEdit, showFieldError, showFieldErrors, showFormError } from './form-errors.js';
+import { showSessionLength } from './session-length.js';
 
 const form = document.getElementById('sign-in-form');
 clearErrorsOnEdit(form);
@@ -38,9 +39,10 @@ form.addEventListener('submit', async (event) => {
   clearErrors(form);
   const byToken = mode() === 'token';
   const body = byToken ? { token: form.token.value } : { username: form.username.value.trim(), password: form.password.value };
-  if (byToken && !body.token) return showFieldError(form, 'token', 'Enter the admin token.');
-  if (!byToken && !body.username) return showFieldError(form, 'username', 'Enter your username.');
-  if (!byToken && !body.password) return showFieldError(form, 'password', 'Enter your password.');
+  const missing = byToken
+    ? [!body.token && { field: 'token', message: 'Enter the admin token.' }]
+    : [!body.username && { field: 'username', message: 'Enter your username.' }, !body.password && { field: 'password', message: 'Enter your password.' }];
+  if (missing.some(Boolean)) return void showFieldErrors(form, missing.filter(Boolean));
   const button = document.getElementById('sign-in-button');
   button.disabled = true;
   try {
@@ -55,3 +57,5 @@ form.addEventListener('submit', async (event) => {
     button.disabled = false;
   }
 });
+
+void showSessionLength(document.getElementById('session-length'));

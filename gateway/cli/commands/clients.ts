@@ -1,6 +1,7 @@
 // gatewayctl clients create|list|show|delete, and keys rotate.
-import { adminConnection, adminRequest, allPages, CliError, pageSize } from '../admin-client.js';
-import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
+import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
+import { usageError } from '../cli-error.js';
+import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
 import type { ClientView } from '../../admin/clients-routes.js';
 
@@ -12,9 +13,15 @@ export const clientCommands: Command[] = [
     name: 'create',
     summary: 'Create an OAuth client; prints its client_secret once.',
     usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--json]',
-    options: { ...ADMIN_OPTIONS, name: { type: 'string' }, scopes: { type: 'string' }, 'account-id': { type: 'string' }, 'resource-server': { type: 'boolean' } },
+    options: {
+      name: { type: 'string', value: 'NAME', required: true, description: 'which application uses the client, e.g. "Storefront backend"' },
+      scopes: { type: 'string', value: 'LIST', description: 'comma-separated scopes the client may get tokens for, e.g. sales,products' },
+      'account-id': { type: 'string', value: 'ID', description: 'passed to the upstream in x-gateway-account-id' },
+      'resource-server': { type: 'boolean', description: 'allow the client to introspect other clients\' tokens' },
+      ...ADMIN_OPTIONS,
+    },
     async run(values) {
-      if (!values.name) throw new CliError('--name is required');
+      if (!values.name) throw usageError('--name must not be empty');
       const client = await adminRequest<Client>(adminConnection(values), 'POST', '/admin/v1/clients', {
         name: values.name,
         scopes: csv(values.scopes),
@@ -34,7 +41,7 @@ export const clientCommands: Command[] = [
     name: 'list',
     summary: 'List OAuth clients.',
     usage: 'gatewayctl clients list [--page-size N] [--json]',
-    options: { ...ADMIN_OPTIONS, 'page-size': { type: 'string' } },
+    options: { 'page-size': PAGE_SIZE_OPTION, ...ADMIN_OPTIONS },
     async run(values) {
       const clients = await allPages<Client>(adminConnection(values), '/admin/v1/clients', 'clients', pageSize(values['page-size']));
       if (values.json) return printJson(clients);
@@ -50,8 +57,9 @@ export const clientCommands: Command[] = [
     summary: 'Delete an OAuth client; its tokens stop working at once.',
     usage: 'gatewayctl clients delete CLIENT_ID',
     options: { ...ADMIN_OPTIONS },
+    arguments: [{ name: 'CLIENT_ID', description: 'the client to delete' }],
     async run(values, [clientId]) {
-      if (!clientId) throw new CliError('CLIENT_ID is required');
+      if (!clientId) throw usageError('CLIENT_ID is required');
       await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/clients/${encodeURIComponent(clientId)}`);
       console.log(`Deleted client ${clientId}.`);
     },

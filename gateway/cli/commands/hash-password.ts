@@ -2,7 +2,7 @@
 // GATEWAY_DASHBOARD_USERS (user:hash). On a terminal the password is read without echo.
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { CliError } from '../admin-client.js';
+import { CliError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { hashPassword } from '../../dashboard/password-hash.js';
 
@@ -31,8 +31,9 @@ export const hashPasswordCommand: Command = {
   group: null,
   name: 'hash-password',
   summary: 'Read a dashboard password from stdin and print its scrypt hash (for GATEWAY_DASHBOARD_USERS=user:hash).',
-  usage: 'echo -n PASSWORD | gatewayctl hash-password',
+  usage: 'gatewayctl hash-password < PASSWORD_FILE',
   options: {},
+  details: 'On a terminal the password is asked for without echo. From a pipe: echo -n PASSWORD | gatewayctl hash-password',
   async run() {
     const raw = process.stdin.isTTY ? await promptSilently('Password: ') : await readAll(process.stdin);
     // Only the line break a pipe or heredoc adds is dropped; other whitespace is part of the password.

@@ -1,9 +1,10 @@
 // gatewayctl service-accounts create|list|show|delete. The Access ID is printed in full only by
 // create; descriptions are printed escaped so stored text can never drive the terminal.
-import { readFileSync } from 'node:fs';
-import { adminConnection, adminRequest, allPages, CliError, pageSize } from '../admin-client.js';
-import { ADMIN_OPTIONS, csv, type Command } from '../command.js';
+import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
+import { CliError, usageError } from '../cli-error.js';
+import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
+import { publicKeyFromOptions } from '../public-key-input.js';
 import type { ServiceAccountView } from '../../admin/service-accounts-routes.js';
 
 /** The list and show answers carry only the hint; create's answer also the full access_id. */
@@ -30,12 +31,6 @@ function printAccount(account: ServiceAccount): void {
   for (const [name, value] of rows) console.log(`${`${name}:`.padEnd(13)}${value}`);
 }
 
-function publicKeyOption(values: Record<string, unknown>): string {
-  if (typeof values['public-key'] === 'string') return values['public-key'];
-  if (typeof values['public-key-file'] === 'string') return readFileSync(values['public-key-file'], 'utf8').trim();
-  throw new CliError('--public-key "ssh-ed25519 ..." or --public-key-file FILE.pub is required');
-}
-
 export const serviceAccountCommands: Command[] = [
   {
     group: 'service-accounts',
@@ -43,19 +38,21 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Create a service account for the banking API; prints its Access ID once.',
     usage: 'gatewayctl service-accounts create --description TEXT (--public-key LINE | --public-key-file FILE.pub) --permissions view_balance,... [--allowed-ips CIDR,...] [--account-id ID] [--json]',
     options: {
+      description: { type: 'string', value: 'TEXT', required: true, description: 'which program uses the account, e.g. "Payroll export (production)"' },
+      'public-key': { type: 'string', value: 'KEY', description: 'the public key itself, e.g. "ssh-ed25519 AAAA... payroll" (a private key is refused)' },
+      'public-key-file': { type: 'string', value: 'FILE', description: 'a file holding the public key: the .pub file from keygen or ssh-keygen, or an SPKI PEM or JWK file, sent as it is (a private key is refused)' },
+      permissions: { type: 'string', value: 'LIST', description: 'comma-separated permissions, e.g. view_balance,initiate_payment' },
+      'allowed-ips': { type: 'string', value: 'CIDRS', description: 'comma-separated addresses or CIDR ranges the account may call from (default: any)' },
+      'account-id': { type: 'string', value: 'ID', description: 'passed to the banking API in x-gateway-account-id' },
       ...ADMIN_OPTIONS,
-      description: { type: 'string' },
-      'public-key': { type: 'string' },
-      'public-key-file': { type: 'string' },
-      permissions: { type: 'string' },
-      'allowed-ips': { type: 'string' },
-      'account-id': { type: 'string' },
     },
     async run(values) {
-      if (typeof values.description !== 'string') throw new CliError('--description is required');
+      if (typeof values.description !== 'string') throw usageError('--description is required');
+      // Read and checked before connecting, so a private key never leaves this machine.
+      const publicKey = publicKeyFromOptions(values);
       const account = await adminRequest<ServiceAccount>(adminConnection(values), 'POST', '/admin/v1/service-accounts', {
         description: values.description,
-        public_key: publicKeyOption(values),
+        public_key: publicKey,
         permissions: csv(values.permissions),
         ...(values['allowed-ips'] ? { allowed_ips: csv(values['allowed-ips']) } : {}),
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
@@ -70,7 +67,7 @@ export const serviceAccountCommands: Command[] = [
     name: 'list',
     summary: 'List service accounts (Access IDs partly hidden).',
     usage: 'gatewayctl service-accounts list [--page-size N] [--json]',
-    options: { ...ADMIN_OPTIONS, 'page-size': { type: 'string' } },
+    options: { 'page-size': PAGE_SIZE_OPTION, ...ADMIN_OPTIONS },
     async run(values) {
       const accounts = await allPages<ServiceAccount>(adminConnection(values), '/admin/v1/service-accounts', 'service_accounts', pageSize(values['page-size']));
       if (values.json) return printJson(accounts);
@@ -93,8 +90,9 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Find the service account behind a full Access ID (for support; the ID is not printed back).',
     usage: 'gatewayctl service-accounts find ACCESS_ID [--json]',
     options: { ...ADMIN_OPTIONS },
+    arguments: [{ name: 'ACCESS_ID', description: 'the full Access ID a caller sends in x-access-id' }],
     async run(values, [accessId]) {
-      if (!accessId) throw new CliError('ACCESS_ID is required');
+      if (!accessId) throw usageError('ACCESS_ID is required');
       const { service_accounts: found } = await adminRequest<{ service_accounts: ServiceAccount[] }>(
         adminConnection(values),
         'GET',
@@ -111,8 +109,9 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Show one service account.',
     usage: 'gatewayctl service-accounts show ID [--json]',
     options: { ...ADMIN_OPTIONS },
+    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
     async run(values, [id]) {
-      if (!id) throw new CliError('ID is required');
+      if (!id) throw usageError('ID is required');
       const account = await adminRequest<ServiceAccount>(adminConnection(values), 'GET', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
       if (values.json) return printJson(account);
       printAccount(account);
@@ -124,8 +123,9 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Delete a service account; its Access ID is refused at once on every gateway instance.',
     usage: 'gatewayctl service-accounts delete ID',
     options: { ...ADMIN_OPTIONS },
+    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
     async run(values, [id]) {
-      if (!id) throw new CliError('ID is required');
+      if (!id) throw usageError('ID is required');
       await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
       console.log(`Deleted service account ${id}.`);
     },

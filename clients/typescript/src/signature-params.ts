@@ -1,7 +1,7 @@
 // Signature metadata (RFC 9421 section 2.3) and its serialisation as a parameterised Inner List,
 // which is both the "@signature-params" line of the base and the Signature-Input member value.
-import { serializeInnerList, type BareItem, type InnerList, type Parameters } from 'structured-headers';
 import { SignatureError } from './errors.js';
+import { serializeInnerList, type BareItem, type InnerList, type Parameters } from './structured-fields.js';
 
 export interface SignatureParameters {
   created?: number;
@@ -25,7 +25,7 @@ const MAX_SF_INTEGER = 999_999_999_999_999;
 const SF_STRING = /^[\x20-\x7e]*$/;
 
 export function descriptor(components: readonly string[], params: SignatureParameters): SignatureDescriptor {
-  const parameters: Parameters = new Map<string, BareItem>();
+  const parameters = new Map<string, BareItem>();
   for (const key of ORDER) {
     const value = params[key];
     if (value === undefined) continue;
@@ -43,7 +43,7 @@ export function descriptor(components: readonly string[], params: SignatureParam
 }
 
 export function toInnerList(signature: SignatureDescriptor): InnerList {
-  return [signature.components.map((name) => [name, new Map()]), signature.parameters];
+  return [signature.components.map((name) => [name, new Map()] as const), signature.parameters];
 }
 
 /** The "@signature-params" value, e.g. ("@method" "@path");created=1618884473;keyid="k". */

@@ -1,0 +1,18 @@
+// `npm run build` and `prepare`: compiles src/ to a clean dist/ with the TypeScript of the package's
+// devDependencies, or of the checkout around it (the gateway repository's own node_modules).
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+let tsc;
+try {
+  tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
+} catch {
+  console.error('@access-gateway/signing: TypeScript is not installed here, so dist/ cannot be built.\nRun `npm install` in this directory first (it installs the devDependencies and builds), or install from a tarball made by `npm pack`.');
+  process.exit(1);
+}
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });

@@ -1,0 +1,63 @@
+// An undici interceptor that signs every request a dispatcher sends:
+//   new Agent().compose(signingInterceptor({ accessId, privateKey }))
+// It adds x-access-id, Content-Digest (with a body), Signature-Input and Signature. Listed first in
+// compose() it sits next to the connection, so a retried or redirected request is signed again,
+// with a fresh nonce (the gateway refuses a nonce it has seen).
+import type { AnyDispatch, Dispatch, DispatchHandler, DispatchInterceptor, DispatchOptions } from './dispatcher-types.js';
+import { bodyNow, dispatchTarget, headerPairs, readBody, type HeaderPair } from './dispatch-request.js';
+import { loadPrivateKey, type PrivateKeyInput } from './private-key.js';
+import { SIGNING_HEADERS, signTarget, type SignedRequest, type SigningOptions } from './sign-request.js';
+
+export interface SigningInterceptorOptions extends Omit<SigningOptions, 'created' | 'nonce' | 'expires'> {
+  privateKey: PrivateKeyInput;
+  /** The origin of a Client or Pool, whose dispatches do not name one (an Agent's and fetch's do). */
+  origin?: string | URL;
+  /** Called with the headers added and the signature base of each request, e.g. to log the base on a 401. */
+  onSigned?: (signed: SignedRequest) => void;
+}
+
+function fail(handler: DispatchHandler, error: unknown): void {
+  const reason = error instanceof Error ? error : new Error(String(error));
+  if (handler.onResponseError) handler.onResponseError(null, reason);
+  else handler.onError?.(reason);
+}
+
+/** The request's own header fields, less any signing header it carried (replaced, never sent twice). */
+function ownHeaders(pairs: readonly HeaderPair[]): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase();
+    if (SIGNING_HEADERS.includes(key)) continue;
+    const values = [headers[key] ?? [], value].flat();
+    headers[key] = values.length === 1 ? values[0]! : values;
+  }
+  return headers;
+}
+
+export function signingInterceptor(options: SigningInterceptorOptions): DispatchInterceptor {
+  // Read once, so that a bad key fails here rather than on every request.
+  const privateKey = loadPrivateKey(options.privateKey);
+  const { origin, onSigned, ...signingOptions } = options;
+
+  function sign(opts: DispatchOptions, body: Uint8Array): DispatchOptions {
+    const pairs = headerPairs(opts.headers);
+    const target = dispatchTarget(opts, pairs, origin);
+    const signed = signTarget(target, pairs, body, { ...signingOptions, privateKey });
+    onSigned?.(signed);
+    return { ...opts, method: target.method, headers: { ...ownHeaders(pairs), ...signed.headers } };
+  }
+
+  return <D extends AnyDispatch>(next: D): D => {
+    const dispatch = next as unknown as Dispatch;
+    const signing: Dispatch = (opts, handler) => {
+      const body = bodyNow(opts.body);
+      if (body !== undefined) return dispatch(sign(opts, body), handler);
+      // A stream (fetch always sends one): read it whole, since its digest is signed, then send the bytes.
+      readBody(opts.body)
+        .then((bytes) => dispatch({ ...sign(opts, bytes), body: bytes }, handler))
+        .catch((error: unknown) => fail(handler, error));
+      return true;
+    };
+    return signing as unknown as D;
+  };
+}

@@ -1,0 +1,11 @@
+// Every gatewayctl command, in the order --help lists them. Each group lives in its own file here;
+// add new ones to this list.
+import type { Command } from '../command.js';
+import { clientCommands } from './clients.js';
+import { explainCommand } from './explain.js';
+import { hashPasswordCommand } from './hash-password.js';
+import { keygenCommand } from './keygen.js';
+import { requestCommand } from './request.js';
+import { serviceAccountCommands } from './service-accounts.js';
+
+export const COMMANDS: Command[] = [...clientCommands, ...serviceAccountCommands, keygenCommand, requestCommand, explainCommand, hashPasswordCommand];
