@@ -126,6 +126,26 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
             permissions: { type: 'array', minItems: 1, items: { enum: PERMISSION_NAMES } },
             allowed_ips: { type: 'array', items: { type: 'string' }, description: 'IPv4/IPv6 addresses or CIDR ranges. Default: 0.0.0.0/0 and ::/0.' },
             account_id: { type: 'string', maxLength: 200, pattern: ACCOUNT_ID_PATTERN, description: 'Sent upstream as x-gateway-account-id: visible ASCII and inner spaces.' },
+            expires_at: {
+              type: ['string', 'null'],
+              format: 'date-time',
+              description: 'When the credential stops working: an RFC 3339 UTC timestamp (Z or +00:00) in the future. After it, a signed request with the Access ID gets 401 credential_expired. Omit (or null) for no expiry.',
+              example: '2030-01-31T17:00:00Z',
+            },
+          },
+        },
+        ServiceAccountKeyInput: {
+          type: 'object',
+          required: ['public_key'],
+          additionalProperties: false,
+          properties: { public_key: { description: 'The new Ed25519 public key, in any form ServiceAccountInput.public_key accepts (a private key is refused with 400).', oneOf: [{ type: 'string' }, ref('Ed25519Jwk')] } },
+        },
+        ServiceAccountKey: {
+          type: 'object',
+          properties: {
+            public_key: { type: 'string', description: 'The ssh-ed25519 line.' },
+            fingerprint: { type: 'string', example: 'SHA256:...', description: 'As ssh-keygen -lf prints it; names the key in DELETE .../keys/{fingerprint}.' },
+            added_at: { type: 'string', format: 'date-time' },
           },
         },
         ServiceAccount: {
@@ -135,7 +155,9 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
             access_id_hint: { type: 'string', description: 'The Access ID, partly hidden.' },
             description: { type: 'string' },
             public_key: { type: 'string', description: 'The ssh-ed25519 line, whatever form the key was given in.' },
-            fingerprint: { type: 'string', example: 'SHA256:...', description: 'As ssh-keygen -lf prints it.' },
+            fingerprint: { type: 'string', example: 'SHA256:...', description: 'As ssh-keygen -lf prints it. With public_key: the first (oldest) key.' },
+            public_keys: { type: 'array', minItems: 1, maxItems: 2, items: ref('ServiceAccountKey'), description: 'Every key, oldest first: one, or two while the account rotates keys (a signature by either verifies).' },
+            expires_at: { type: ['string', 'null'], format: 'date-time', description: 'When the credential stops working (401 credential_expired after it); null: never.' },
             permissions: { type: 'array', items: { enum: PERMISSION_NAMES } },
             allowed_ips: { type: 'array', items: { type: 'string' } },
             account_id: { type: ['string', 'null'] },
@@ -208,6 +230,42 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
         get: { summary: 'Show a client.', security: [{ adminToken: [] }], responses: { '200': { description: 'Client.', content: json(ref('Client')) }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
         delete: { summary: 'Delete a client; its tokens fail at once.', security: [{ adminToken: [] }], responses: { '204': { description: 'Deleted.' }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
       },
+      '/admin/v1/clients/{client_id}/secret': {
+        parameters: [{ name: 'client_id', in: 'path', required: true, schema: { type: 'string' } }],
+        post: {
+          summary:
+            'Roll the client secret. The new client_secret is in this response only and works at once. The replaced secret keeps working for grace_seconds (0: refused at once), then only the new one does; rolling again during a grace period drops the older secret, so at most two secrets work at once. Tokens already issued stay valid. Audited as credential.rotated.',
+          security: [{ adminToken: [] }],
+          requestBody: {
+            required: false,
+            content: json({
+              type: 'object',
+              additionalProperties: false,
+              properties: { grace_seconds: { type: 'integer', minimum: 0, maximum: 604800, default: 0, description: 'How long the replaced secret keeps working, in seconds (at most 7 days).' } },
+            }),
+          },
+          responses: {
+            '200': {
+              description: 'Rolled. Cache-Control: no-store.',
+              content: json({
+                allOf: [
+                  ref('Client'),
+                  {
+                    type: 'object',
+                    required: ['client_secret', 'previous_secret_expires_at'],
+                    properties: {
+                      client_secret: { type: 'string', description: 'The new secret; shown only here.' },
+                      previous_secret_expires_at: { type: ['string', 'null'], format: 'date-time', description: 'When the replaced secret stops working; null when grace_seconds was 0.' },
+                    },
+                  },
+                ],
+              }),
+            },
+            '404': errorResponse('not_found.'),
+            ...ADMIN_ERRORS,
+          },
+        },
+      },
       '/admin/v1/service-accounts': {
         post: {
           summary: 'Create a service account. The full access_id is in this response only.',
@@ -221,6 +279,36 @@ export function openApiDocument(settings: Pick<Settings, 'issuer'>) {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         get: { summary: 'Show a service account.', security: [{ adminToken: [] }], responses: { '200': { description: 'Service account.', content: json(ref('ServiceAccount')) }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
         delete: { summary: 'Delete a service account: every later request with its Access ID gets 401, on every instance.', security: [{ adminToken: [] }], responses: { '204': { description: 'Deleted.' }, '404': errorResponse('not_found.'), ...ADMIN_ERRORS } },
+      },
+      '/admin/v1/service-accounts/{id}/keys': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        post: {
+          summary: 'Add a second public key (key rotation). The Access ID is unchanged; while both keys are held, a signature by either verifies. An account holds at most two keys.',
+          security: [{ adminToken: [] }],
+          requestBody: { required: true, content: json(ref('ServiceAccountKeyInput')) },
+          responses: {
+            '201': { description: 'Added; the account with both keys.', content: json(ref('ServiceAccount')) },
+            '404': errorResponse('not_found.'),
+            '409': errorResponse('service_account_key_limit: the account already holds two keys; service_account_key_exists: it already holds this key.'),
+            ...ADMIN_ERRORS,
+          },
+        },
+      },
+      '/admin/v1/service-accounts/{id}/keys/{fingerprint}': {
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'fingerprint', in: 'path', required: true, schema: { type: 'string' }, description: 'The key\'s SHA256:... fingerprint, URL-encoded (e.g. SHA256%3Aabc%2F...).' },
+        ],
+        delete: {
+          summary: 'Remove one key; signatures by it fail at once (401 signature_invalid). The last key cannot be removed.',
+          security: [{ adminToken: [] }],
+          responses: {
+            '200': { description: 'Removed; the account with its remaining key.', content: json(ref('ServiceAccount')) },
+            '404': errorResponse('not_found: no such account, or it holds no key with that fingerprint.'),
+            '409': errorResponse('service_account_last_key: the account\'s only key.'),
+            ...ADMIN_ERRORS,
+          },
+        },
       },
       '/admin/v1/signing-keys/rotate': {
         post: {

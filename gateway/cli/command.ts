@@ -56,6 +56,11 @@ export const GROUPS: Record<string, string> = {
   'service-accounts': 'Service accounts of the banking API.',
 };
 
+/** Groups inside a group (`gatewayctl service-accounts keys add`), keyed by their whole path. */
+export const SUBGROUPS: Record<string, string> = {
+  'service-accounts keys': 'The public keys of a service account (key rotation: add the new key, then remove the old one).',
+};
+
 export function csv(value: unknown): string[] {
   return typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [];
 }

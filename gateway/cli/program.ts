@@ -3,7 +3,7 @@
 // failed, 2 when the command line is wrong. Expected errors print one line, never a stack trace.
 import { Command as Parser, CommanderError, Option } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error.js';
-import { GROUPS, type Command, type OptionSpec, type OptionValues } from './command.js';
+import { GROUPS, SUBGROUPS, type Command, type OptionSpec, type OptionValues } from './command.js';
 
 export interface CliIo {
   out(text: string): void;
@@ -73,9 +73,14 @@ export function buildParser(commands: Command[], io: CliIo, outcome: { code: num
   for (const command of commands) {
     let parent = program;
     if (command.group !== null) {
-      const group = command.group;
-      parent = groups.get(group) ?? configure(program.command(group), group, io).description(GROUPS[group] ?? '').helpCommand(false);
-      groups.set(group, parent);
+      // A group may sit inside another ("service-accounts keys"): one parser per level.
+      let path = '';
+      for (const name of command.group.split(' ')) {
+        path = path === '' ? name : `${path} ${name}`;
+        const existing = groups.get(path);
+        parent = existing ?? configure(parent.command(name), path, io).description(GROUPS[path] ?? SUBGROUPS[path] ?? '').helpCommand(false);
+        groups.set(path, parent);
+      }
     }
     addCommand(parent, command, io, outcome);
   }

@@ -165,6 +165,10 @@ const SOURCES = {
 
 type Key = keyof typeof SOURCES;
 
+/** Each setting's config key and environment variable, in SOURCES order (for generated references). */
+export const SETTING_KEYS: ReadonlyArray<{ readonly name: Key; readonly yamlKey: string; readonly envName: string }> =
+  (Object.keys(SOURCES) as Key[]).map((name) => ({ name, yamlKey: SOURCES[name][0], envName: SOURCES[name][1] }));
+
 /** Every environment variable the gateway reads (deployment files are checked against it). */
 export const SETTING_ENV_NAMES: readonly string[] = Object.values(SOURCES).map(([, envName]) => envName);
 

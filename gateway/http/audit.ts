@@ -7,6 +7,8 @@ export type AuditEvent =
   | 'credential.created'
   | 'credential.deleted'
   | 'credential.rotated'
+  | 'credential.key_added'
+  | 'credential.key_removed'
   | 'admin.sign_in'
   | 'admin.sign_in_failed'
   | 'admin.sign_out'

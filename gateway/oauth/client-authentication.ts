@@ -91,7 +91,9 @@ export class ClientAuthenticator {
     const client = await this.throttle.attempt({ address, credential: credentials.clientId }, async () => {
       // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
       const found = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
-      return this.hasher.matches(credentials.clientSecret, found?.secretHash) ? found : null;
+      // After a secret roll the replaced secret is accepted too, until its grace period ends.
+      const previous = found?.previousSecretHash !== undefined && Date.parse(found.previousSecretExpiresAt ?? '') > Date.now() ? found.previousSecretHash : undefined;
+      return this.hasher.matchesEither(credentials.clientSecret, found?.secretHash, previous) ? found : null;
     });
     if (client) return client;
     throw clientAuthenticationFailed(this.errorStyle, credentials.method);

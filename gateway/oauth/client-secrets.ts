@@ -26,6 +26,11 @@ export function generateClientSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
+/** A stored hash as 32 bytes to compare with; absent or malformed: zeros (the HMAC never is, in practice). */
+function storedHashBytes(storedHash: string | undefined): Buffer {
+  return storedHash && /^[0-9a-f]{64}$/.test(storedHash) ? Buffer.from(storedHash, 'hex') : Buffer.alloc(32);
+}
+
 type HasherLog = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 export class ClientSecretHasher {
@@ -104,9 +109,19 @@ export class ClientSecretHasher {
 
   /** Constant-time check; with no stored hash it still does the same work, so timing reveals nothing. */
   matches(secret: string, storedHash: string | undefined): boolean {
+    return this.matchesEither(secret, storedHash, undefined);
+  }
+
+  /**
+   * Constant-time check against the current hash and a previous one (a secret roll's grace period):
+   * the secret is hashed once and always compared with both (an absent one with a dummy), without
+   * short-circuit, so timing reveals neither which one matched nor whether a previous one exists.
+   */
+  matchesEither(secret: string, currentHash: string | undefined, previousHash: string | undefined): boolean {
     const actual = Buffer.from(this.hash(secret), 'hex');
-    const expected = storedHash && /^[0-9a-f]{64}$/.test(storedHash) ? Buffer.from(storedHash, 'hex') : Buffer.alloc(32);
-    return timingSafeEqual(actual, expected) && storedHash !== undefined;
+    const current = timingSafeEqual(actual, storedHashBytes(currentHash)) && currentHash !== undefined;
+    const previous = timingSafeEqual(actual, storedHashBytes(previousHash)) && previousHash !== undefined;
+    return current || previous;
   }
 
   close(): void {

@@ -19,6 +19,7 @@ import type { HeaderFields } from '../signing/message.js';
 import { ACCESS_ID_HEADER } from '../signing/profile.js';
 import { buildSignatureBase } from '../signing/signature-base.js';
 import { SignatureHeaders } from '../signing/signature-headers.js';
+import { serviceAccountKeys } from '../store/service-account-keys.js';
 import type { CredentialStore } from '../store/types.js';
 import { isUuid } from '../uuid.js';
 import { checkDeclaredLength, declaresBody, readRequestBody } from './request-body.js';
@@ -92,13 +93,19 @@ export class SignatureAuthenticator implements Authenticator {
 
     const state = await this.store.serviceAccountForRequest(accessId, nonce);
     if (!state.account) throw new GatewayError('unknown_access_id');
-    if (!verifyEd25519(base, signature.signature, Buffer.from(state.account.publicKeyBytes, 'base64url'))) {
+    // One key, or two while the account rotates keys: a signature by either verifies (at most two verifications).
+    const keys = serviceAccountKeys(state.account);
+    if (!keys.some((key) => verifyEd25519(base, signature.signature, Buffer.from(key.publicKeyBytes, 'base64url')))) {
       // The base holds only what the client sent (and the Access ID it named), so the client can diff
       // it against the one it signed; it is shown only once the Access ID is known to be an account's.
       throw new GatewayError('signature_invalid', 'The signature does not verify with this service account\'s public key over the signature base the gateway computed (signature_base); compare it with the one you signed.', {
         details: { signature_base: base },
       });
     }
+    // Decided from the record just read (no other store call), and only once the signature verified,
+    // so it tells no more about the Access ID than unknown_access_id does; it throws before admit, so
+    // an expired account never consumes a nonce.
+    if (isExpired(state.account.expiresAt, Date.now())) throw new GatewayError('credential_expired');
     if (state.nonceUsed) throw new GatewayError('nonce_replayed');
 
     context.signed = { accessId, nonce, claimedDigests };
@@ -117,4 +124,9 @@ export class SignatureAuthenticator implements Authenticator {
     checkBodyDigest(signed.claimedDigests, body ?? Buffer.alloc(0));
     if (body !== undefined) context.body = body;
   }
+}
+
+/** An expiry (ISO 8601) at or before now; null or absent: never. */
+function isExpired(expiresAt: string | null | undefined, now: number): boolean {
+  return expiresAt !== undefined && expiresAt !== null && Date.parse(expiresAt) <= now;
 }

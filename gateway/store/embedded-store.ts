@@ -16,9 +16,15 @@ import type {
   ServiceAccountRecord,
   ServiceAccountUse,
   SignedRequestState,
+  KeyAddOutcome,
+  KeyChange,
+  KeyRemoveOutcome,
+  ServiceAccountKey,
 } from './types.js';
+import { addingKey, removingKey } from './service-account-keys.js';
 import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import { gcraStep, spacingOf, type RateLimitDecision } from './gcra.js';
+import { rolledClient } from './client-secret-roll.js';
 
 interface Expiring {
   value: string;
@@ -163,6 +169,16 @@ export class EmbeddedCredentialStore implements CredentialStore {
     return deleted;
   }
 
+  async rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null> {
+    // No await from read to write: on one thread, no other change can come in between.
+    const client = this.clients.get(clientId);
+    if (!client) return null;
+    const rolled = frozenClient(structuredClone(rolledClient(client, secretHash, graceSeconds, Date.now())));
+    this.clients.set(clientId, rolled);
+    this.persist();
+    return structuredClone(rolled);
+  }
+
   async revokeToken(_clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     this.revoked.set(jti, expiresAtSeconds + 60);
     this.persist();
@@ -239,6 +255,27 @@ export class EmbeddedCredentialStore implements CredentialStore {
   async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
     if (!this.accountsByAccessId.has(accessId)) return 'account_gone';
     return this.nonces.setIfAbsent(`${accessId}:${nonce}`, '1', nonceTtlSeconds * 1000) ? 'fresh' : 'used';
+  }
+
+  async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
+    return this.changeAccount(id, (account) => addingKey(account, structuredClone(key)));
+  }
+
+  async removeServiceAccountKey(id: string, fingerprint: string): Promise<KeyChange<KeyRemoveOutcome>> {
+    return this.changeAccount(id, (account) => removingKey(account, fingerprint));
+  }
+
+  /** No await from read to write: on one thread, no other change can come in between. */
+  private changeAccount<O extends string>(id: string, change: (account: ServiceAccountRecord) => { outcome: O; account: ServiceAccountRecord }): Promise<KeyChange<O | 'account_not_found'>> {
+    const accessId = this.accessIdById.get(id);
+    const current = accessId ? this.accountsByAccessId.get(accessId) : undefined;
+    if (!accessId || !current) return Promise.resolve({ outcome: 'account_not_found', account: null });
+    const { outcome, account } = change(current);
+    if (account !== current) {
+      this.accountsByAccessId.set(accessId, account);
+      this.persist();
+    }
+    return Promise.resolve({ outcome, account: structuredClone(account) });
   }
 
   async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {

@@ -52,3 +52,15 @@ for _, key in ipairs(KEYS) do
   if count > 1 then redis.call('DECR', key) elseif count == 1 then redis.call('DEL', key) end
 end
 return 0`;
+
+// KEYS: one record. ARGV: the value it is expected to hold, the new value. Sets the new value only
+// while the record still holds exactly the expected one (an optimistic compare-and-set: the change is
+// computed outside, and retried when another writer came first). Returns 1 set, 0 changed
+// meanwhile, -1 gone. Used for a service account's key list and a client's secret roll, so no Lua
+// JSON re-encoding is needed (cjson would turn an empty list into an object).
+export const REPLACE_IF_UNCHANGED = `
+local current = redis.call('GET', KEYS[1])
+if current == false then return -1 end
+if current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;

@@ -12,7 +12,9 @@ import { RedisKeys } from './redis-keys.js';
 import { migrateLayout, OldLayoutOnClusterError, type MigrationResult } from './redis-layout-migration.js';
 import { readPersistence } from './redis-persistence.js';
 import { rateLimitKey, takeRateLimit } from './redis-rate-limit.js';
-import { COMPARE_AND_SET, CONSUME_NONCE, RECORD_USE, RELEASE_ATTEMPT, RESERVE_ATTEMPT } from './redis-scripts.js';
+import { COMPARE_AND_SET, CONSUME_NONCE, RECORD_USE, RELEASE_ATTEMPT, REPLACE_IF_UNCHANGED, RESERVE_ATTEMPT } from './redis-scripts.js';
+import { rolledClient } from './client-secret-roll.js';
+import { addingKey, removingKey } from './service-account-keys.js';
 import {
   StoreUnavailableError,
   type AttemptLimit,
@@ -27,6 +29,10 @@ import {
   type ServiceAccountUse,
   type SignedRequestState,
   type PersistenceReport,
+  type KeyAddOutcome,
+  type KeyChange,
+  type KeyRemoveOutcome,
+  type ServiceAccountKey,
 } from './types.js';
 import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import type { RateLimitDecision } from './gcra.js';
@@ -39,6 +45,9 @@ declare module 'ioredis' {
 }
 
 type StoredServiceAccount = Omit<ServiceAccountRecord, 'lastUsedAt' | 'lastUsedIp'>;
+
+/** Optimistic attempts of a read-modify-write on one record before giving up (only concurrent writers retry). */
+const MAX_REPLACE_ATTEMPTS = 20;
 
 const LAYOUT_UNCHECKED = new Error('the key layout of the store is not checked yet');
 
@@ -179,6 +188,21 @@ export class RedisCredentialStore implements CredentialStore {
     return deleted === 1;
   }
 
+  async rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null> {
+    // Read, change, and write back only if the record is still what was read (REPLACE_IF_UNCHANGED,
+    // on the record's key, so one slot): a concurrent change makes this one read again.
+    const key = this.keys.client(clientId);
+    for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+      const raw = await this.guard(() => this.redis.get(key));
+      if (raw === null) return null;
+      const rolled = rolledClient(JSON.parse(raw) as ClientRecord, secretHash, graceSeconds, Date.now());
+      const replaced = await this.guard(() => this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(rolled)));
+      if (replaced === 1) return rolled;
+      if (replaced === -1) return null;
+    }
+    throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a secret roll`));
+  }
+
   async revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     // A token past its exp fails verification anyway; keep the mark a little longer for clock skew.
     const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
@@ -270,6 +294,35 @@ export class RedisCredentialStore implements CredentialStore {
   async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
     const result = await this.guard(() => this.redis.consumeNonce(this.keys.account(accessId), this.keys.nonce(accessId, nonce), nonceTtlSeconds));
     return result === 1 ? 'fresh' : result === 0 ? 'used' : 'account_gone';
+  }
+
+  async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
+    return this.changeAccount(id, (stored) => addingKey(stored, key));
+  }
+
+  async removeServiceAccountKey(id: string, fingerprint: string): Promise<KeyChange<KeyRemoveOutcome>> {
+    return this.changeAccount(id, (stored) => removingKey(stored, fingerprint));
+  }
+
+  /**
+   * Changes one account record atomically: read it, compute the change, and write it only while the
+   * record is still what was read (REPLACE_IF_UNCHANGED, in the record's slot); retried when another
+   * writer came in between. The Access ID behind an id never changes, so the id lookup may come first.
+   */
+  private async changeAccount<O extends string>(id: string, change: (stored: StoredServiceAccount) => { outcome: O; account: StoredServiceAccount }): Promise<KeyChange<O | 'account_not_found'>> {
+    const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
+    if (!accessId) return { outcome: 'account_not_found', account: null };
+    const key = this.keys.account(accessId);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const [raw, usage] = await this.guard(() => this.redis.mget(key, this.keys.accountUsage(accessId)));
+      if (!raw) return { outcome: 'account_not_found', account: null };
+      const { outcome, account } = change(JSON.parse(raw) as StoredServiceAccount);
+      if (outcome !== 'added' && outcome !== 'removed') return { outcome, account: withUsage(account, usage ?? null) };
+      const set = await this.guard(() => this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(account)));
+      // 0: changed (or deleted) since it was read; the next read says which.
+      if (set === 1) return { outcome, account: withUsage(account, usage ?? null) };
+    }
+    throw new StoreUnavailableError(new Error(`service account ${id} kept changing; try again`));
   }
 
   async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {

@@ -16,6 +16,13 @@ export interface ClientRecord {
   createdAt: string;
   /** May introspect tokens (RFC 7662 2.1). Absent on records stored before it existed: false. */
   resourceServer?: boolean;
+  /**
+   * The hash the last secret roll replaced, still accepted until previousSecretExpiresAt (a grace
+   * period); absent when the last roll had no grace, or the client never rolled its secret.
+   */
+  previousSecretHash?: string;
+  /** When previousSecretHash stops being accepted (ISO 8601); present exactly when it is. */
+  previousSecretExpiresAt?: string;
 }
 
 export interface ServiceAccountRecord {
@@ -36,6 +43,42 @@ export interface ServiceAccountRecord {
   createdAt: string;
   lastUsedAt: string | null;
   lastUsedIp: string | null;
+  /**
+   * When the credential stops working (ISO 8601 UTC); null or absent: never. Absent on records
+   * stored before it existed.
+   */
+  expiresAt?: string | null;
+  /**
+   * Every key the account holds (at most MAX_SERVICE_ACCOUNT_KEYS), oldest first; the top-level
+   * publicKey, publicKeyBytes and fingerprint always mirror the first. Absent on records stored
+   * before key rotation existed: then the top-level key is the only one (see serviceAccountKeys).
+   */
+  publicKeys?: ServiceAccountKey[];
+}
+
+/** One public key of a service account. */
+export interface ServiceAccountKey {
+  /** The ssh-ed25519 line. */
+  publicKey: string;
+  /** The 32 raw key bytes, base64url. */
+  publicKeyBytes: string;
+  /** SHA256:... as ssh-keygen -lf prints it. */
+  fingerprint: string;
+  addedAt: string;
+}
+
+/** A service account holds one key, or two while it rotates. */
+export const MAX_SERVICE_ACCOUNT_KEYS = 2;
+
+/** What adding a key found: added, or why not. */
+export type KeyAddOutcome = 'added' | 'account_not_found' | 'key_exists' | 'key_limit';
+/** What removing a key found: removed, or why not. */
+export type KeyRemoveOutcome = 'removed' | 'account_not_found' | 'key_not_found' | 'last_key';
+
+export interface KeyChange<O> {
+  outcome: O;
+  /** The account after the change (or as it stands, when refused); null when it does not exist. */
+  account: ServiceAccountRecord | null;
 }
 
 export interface ServiceAccountUse {
@@ -97,6 +140,13 @@ export interface CredentialStore {
   /** Clients ordered by client id; at most page.limit records read per call. */
   listClients(page: PageRequest): Promise<Page<ClientRecord>>;
   deleteClient(clientId: string): Promise<boolean>;
+  /**
+   * One atomic step: the client's secret hash becomes secretHash. With graceSeconds > 0 the replaced
+   * hash stays accepted until now + graceSeconds, replacing any earlier previous hash (at most two
+   * hashes are ever valid); with 0 no previous hash is kept. Every other field is unchanged. The
+   * updated record, or null when the client does not exist.
+   */
+  rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null>;
 
   // Tokens
   /**
@@ -132,6 +182,13 @@ export interface CredentialStore {
   serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState>;
   /** Marks the nonce used for nonceTtlSeconds, only while the account exists; called once the signature verified. */
   consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption>;
+  /**
+   * Adds a public key to the account, atomically: refused when the account already holds the key
+   * (same fingerprint) or MAX_SERVICE_ACCOUNT_KEYS keys. The Access ID does not change.
+   */
+  addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>>;
+  /** Removes the key with this fingerprint, atomically; the last key is never removed. */
+  removeServiceAccountKey(id: string, fingerprint: string): Promise<KeyChange<KeyRemoveOutcome>>;
   /** Batched last-used updates; entries for deleted accounts are dropped. */
   recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void>;
 

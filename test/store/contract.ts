@@ -90,6 +90,53 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.same(await store.bearerState(client.clientId, jti), { client: null, revoked: true }, 'the mark outlives the client');
   });
 
+  t.test('clients: rolling the secret keeps the replaced hash for the grace period, at most one', async (t) => {
+    const store = await factory(t);
+    const client = clientRecord({ secretHash: '1'.repeat(64) });
+    await store.createClient(client);
+    t.equal(await store.rollClientSecret(randomUUID(), '2'.repeat(64), 60), null, 'an unknown client');
+
+    const before = Date.now();
+    const first = await store.rollClientSecret(client.clientId, '2'.repeat(64), 60);
+    const expiresAt = Date.parse(first!.previousSecretExpiresAt!);
+    t.ok(expiresAt >= before + 60_000 && expiresAt <= Date.now() + 60_000, 'the grace ends graceSeconds from now');
+    t.same(first, { ...client, secretHash: '2'.repeat(64), previousSecretHash: '1'.repeat(64), previousSecretExpiresAt: first!.previousSecretExpiresAt });
+    t.same(await store.getClient(client.clientId), first, 'stored as returned');
+    t.same((await store.bearerState(client.clientId, randomUUID())).client, first, 'bearerState sees the same record');
+    t.same((await store.listClients({ limit: 10 })).items, [first]);
+
+    const second = await store.rollClientSecret(client.clientId, '3'.repeat(64), 30);
+    t.equal(second!.secretHash, '3'.repeat(64));
+    t.equal(second!.previousSecretHash, '2'.repeat(64), 'a roll during a grace period replaces the previous hash: the first one is gone');
+    t.same(await store.getClient(client.clientId), second);
+
+    const third = await store.rollClientSecret(client.clientId, '4'.repeat(64), 0);
+    t.same(third, { ...client, secretHash: '4'.repeat(64) }, 'no grace: no previous hash is kept, every other field unchanged');
+    t.same(await store.getClient(client.clientId), third);
+
+    await store.deleteClient(client.clientId);
+    t.equal(await store.rollClientSecret(client.clientId, '5'.repeat(64), 60), null, 'a deleted client');
+    t.equal(await store.getClient(client.clientId), null, 'a roll does not bring a deleted client back');
+  });
+
+  t.test('clients: concurrent secret rolls apply one after another, none lost', async (t) => {
+    const store = await factory(t);
+    const client = clientRecord({ secretHash: '0'.repeat(64) });
+    await store.createClient(client);
+    const hashes = Array.from({ length: 8 }, (_, i) => String(i + 1).repeat(64));
+    const results = await Promise.all(hashes.map((hash) => store.rollClientSecret(client.clientId, hash, 60)));
+    t.ok(results.every((r) => r !== null), 'every roll succeeds');
+    const final = (await store.getClient(client.clientId))!;
+    t.ok(hashes.includes(final.secretHash));
+    // Each roll's previous hash is the hash current when it applied: the rolls form one chain from the original hash.
+    const previousOf = new Map(results.map((r) => [r!.secretHash, r!.previousSecretHash]));
+    const chain = [final.secretHash];
+    while (previousOf.has(chain.at(-1)!)) chain.push(previousOf.get(chain.at(-1)!)!);
+    t.equal(chain.length, hashes.length + 1, 'one chain through every roll');
+    t.equal(chain.at(-1), '0'.repeat(64), 'ending at the original hash');
+    t.equal(final.previousSecretHash, chain[1]);
+  });
+
   t.test('meta: get and compare-and-set', async (t) => {
     const store = await factory(t);
     t.equal(await store.getMeta('k'), null);
@@ -177,6 +224,74 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.same(await store.listServiceAccounts({ limit: 10 }), { items: [b], nextCursor: null });
     t.same(await store.serviceAccountForRequest(a.accessId, 'n1'), { account: null, nonceUsed: false }, 'a deleted account is unknown at once');
     t.equal(await store.createServiceAccount(serviceAccountRecord({ accessId: a.accessId })), true, 'a deleted Access ID leaves no index behind');
+  });
+
+  t.test('service accounts: expires_at is kept and read back everywhere', async (t) => {
+    const store = await factory(t);
+    const expiring = serviceAccountRecord({ expiresAt: '2031-05-01T12:00:00.000Z' });
+    const never = serviceAccountRecord({ expiresAt: null });
+    await store.createServiceAccount(expiring);
+    await store.createServiceAccount(never);
+    t.equal((await store.getServiceAccount(expiring.id))?.expiresAt, '2031-05-01T12:00:00.000Z');
+    t.equal((await store.findServiceAccountByAccessId(expiring.accessId))?.expiresAt, '2031-05-01T12:00:00.000Z');
+    t.equal((await store.serviceAccountForRequest(expiring.accessId, 'n')).account?.expiresAt, '2031-05-01T12:00:00.000Z', 'the hot-path read carries it');
+    t.equal((await store.getServiceAccount(never.id))?.expiresAt, null);
+    t.same((await store.listServiceAccounts({ limit: 10 })).items, [expiring, never].sort(byId));
+  });
+
+  t.test('service account keys: add a second key, refuse a third or a duplicate, remove any but the last', async (t) => {
+    const store = await factory(t);
+    // As stored before key rotation existed: one top-level key, no key list.
+    const a = serviceAccountRecord();
+    await store.createServiceAccount(a);
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1' }]);
+    const first = { publicKey: a.publicKey, publicKeyBytes: a.publicKeyBytes, fingerprint: a.fingerprint, addedAt: a.createdAt };
+    const second = { publicKey: 'ssh-ed25519 AAAA second', publicKeyBytes: 'B'.repeat(43), fingerprint: 'SHA256:second', addedAt: '2026-03-01T00:00:00.000Z' };
+    const third = { publicKey: 'ssh-ed25519 AAAA third', publicKeyBytes: 'C'.repeat(43), fingerprint: 'SHA256:third', addedAt: '2026-03-02T00:00:00.000Z' };
+
+    const added = await store.addServiceAccountKey(a.id, second);
+    t.equal(added.outcome, 'added');
+    const both = { ...a, publicKeys: [first, second], lastUsedAt: '2026-02-01T10:00:00.000Z', lastUsedIp: '10.0.0.1' };
+    t.same(added.account, both, 'the first key stays the top-level one; the usage is kept');
+    t.same(await store.getServiceAccount(a.id), both);
+    t.same((await store.serviceAccountForRequest(a.accessId, 'n')).account?.publicKeys, [first, second], 'the hot-path read carries both keys');
+    t.equal((await store.findServiceAccountByAccessId(a.accessId))?.accessId, a.accessId, 'the Access ID is unchanged');
+
+    t.equal((await store.addServiceAccountKey(a.id, { ...second, addedAt: '2026-04-01T00:00:00.000Z' })).outcome, 'key_exists');
+    t.equal((await store.addServiceAccountKey(a.id, { ...third, fingerprint: 'SHA256:other', publicKeyBytes: second.publicKeyBytes })).outcome, 'key_exists', 'the same key bytes count as the same key');
+    const full = await store.addServiceAccountKey(a.id, third);
+    t.equal(full.outcome, 'key_limit');
+    t.same(full.account?.publicKeys, [first, second], 'a refusal changes nothing');
+    t.equal((await store.addServiceAccountKey(randomUUID(), third)).outcome, 'account_not_found');
+    t.same(await store.addServiceAccountKey(randomUUID(), third), { outcome: 'account_not_found', account: null });
+
+    t.equal((await store.removeServiceAccountKey(a.id, 'SHA256:nope')).outcome, 'key_not_found');
+    t.same(await store.removeServiceAccountKey(randomUUID(), first.fingerprint), { outcome: 'account_not_found', account: null });
+    const removed = await store.removeServiceAccountKey(a.id, first.fingerprint);
+    t.equal(removed.outcome, 'removed');
+    const rotated = { ...a, publicKey: second.publicKey, publicKeyBytes: second.publicKeyBytes, fingerprint: second.fingerprint, publicKeys: [second], lastUsedAt: '2026-02-01T10:00:00.000Z', lastUsedIp: '10.0.0.1' };
+    t.same(removed.account, rotated, 'the remaining key becomes the top-level one');
+    t.same(await store.getServiceAccount(a.id), rotated);
+    t.equal((await store.serviceAccountForRequest(a.accessId, 'n')).account?.publicKeyBytes, second.publicKeyBytes);
+    const last = await store.removeServiceAccountKey(a.id, second.fingerprint);
+    t.equal(last.outcome, 'last_key');
+    t.same(await store.getServiceAccount(a.id), rotated, 'the last key is never removed');
+    t.equal((await store.addServiceAccountKey(a.id, third)).outcome, 'added', 'a slot is free again');
+
+    await store.deleteServiceAccount(a.id);
+    t.equal((await store.addServiceAccountKey(a.id, first)).outcome, 'account_not_found', 'a deleted account gets no key');
+    t.equal(await store.findServiceAccountByAccessId(a.accessId), null, 'and does not come back');
+  });
+
+  t.test('service account keys: concurrent adds of different keys, exactly one wins the free slot', async (t) => {
+    const store = await factory(t);
+    const a = serviceAccountRecord();
+    await store.createServiceAccount(a);
+    const keys = Array.from({ length: 6 }, (_, i) => ({ publicKey: `ssh-ed25519 AAAA k${i}`, publicKeyBytes: String(i).repeat(43), fingerprint: `SHA256:k${i}`, addedAt: '2026-03-01T00:00:00.000Z' }));
+    const outcomes = await Promise.all(keys.map((key) => store.addServiceAccountKey(a.id, key)));
+    t.equal(outcomes.filter((o) => o.outcome === 'added').length, 1);
+    t.equal(outcomes.filter((o) => o.outcome === 'key_limit').length, 5);
+    t.equal((await store.getServiceAccount(a.id))?.publicKeys?.length, 2, 'never more than two keys');
   });
 
   t.test('findServiceAccountByAccessId: the account behind a full Access ID, or null', async (t) => {

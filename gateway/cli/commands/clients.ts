@@ -1,9 +1,9 @@
-// gatewayctl clients create|list|show|delete, and keys rotate.
+// gatewayctl clients create|list|show|delete|roll-secret, and keys rotate.
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
 import { printJson, printTable } from '../output.js';
-import type { ClientView } from '../../admin/clients-routes.js';
+import type { ClientView, RolledSecretView } from '../../admin/clients-routes.js';
 
 type Client = ClientView & { client_secret?: string };
 
@@ -62,6 +62,34 @@ export const clientCommands: Command[] = [
       if (!clientId) throw usageError('CLIENT_ID is required');
       await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/clients/${encodeURIComponent(clientId)}`);
       console.log(`Deleted client ${clientId}.`);
+    },
+  },
+  {
+    group: 'clients',
+    name: 'roll-secret',
+    summary: 'Give an OAuth client a new secret; prints it once. The old one works for the grace period, then only the new one.',
+    usage: 'gatewayctl clients roll-secret CLIENT_ID [--grace-seconds N] [--json]',
+    options: {
+      'grace-seconds': { type: 'string', value: 'N', description: 'how long the old secret keeps working, 0 to 604800 seconds (7 days); default 0: refused at once' },
+      ...ADMIN_OPTIONS,
+    },
+    arguments: [{ name: 'CLIENT_ID', description: 'the client whose secret to roll' }],
+    details: 'Tokens already issued stay valid. Rolling again during a grace period ends the older secret at once: at most two secrets work at a time.',
+    async run(values, [clientId]) {
+      if (!clientId) throw usageError('CLIENT_ID is required');
+      const grace = values['grace-seconds'];
+      if (grace !== undefined && (typeof grace !== 'string' || !/^\d+$/.test(grace))) throw usageError('--grace-seconds must be a whole number of seconds');
+      const rolled = await adminRequest<RolledSecretView>(
+        adminConnection(values),
+        'POST',
+        `/admin/v1/clients/${encodeURIComponent(clientId)}/secret`,
+        grace === undefined ? {} : { grace_seconds: Number(grace) },
+      );
+      if (values.json) return printJson(rolled);
+      console.log(`client_id:     ${rolled.client_id}`);
+      console.log(`client_secret: ${rolled.client_secret}`);
+      console.log(`old secret:    ${rolled.previous_secret_expires_at ? `works until ${rolled.previous_secret_expires_at}` : 'refused from now on'}`);
+      console.log('The secret is shown only now: store it safely.');
     },
   },
   {

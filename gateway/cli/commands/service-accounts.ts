@@ -1,4 +1,4 @@
-// gatewayctl service-accounts create|list|show|delete. The Access ID is printed in full only by
+// gatewayctl service-accounts create|list|show|delete, and keys add|remove (key rotation). The Access ID is printed in full only by
 // create; descriptions are printed escaped so stored text can never drive the terminal.
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { CliError, usageError } from '../cli-error.js';
@@ -22,6 +22,8 @@ function printAccount(account: ServiceAccount): void {
     ['description', escapeForTerminal(account.description)],
     ['public_key', escapeForTerminal(account.public_key)],
     ['fingerprint', account.fingerprint],
+    ...(account.public_keys && account.public_keys.length > 1 ? account.public_keys.map((k, i): [string, string] => [`key ${i + 1}`, `${k.fingerprint} (added ${k.added_at})`]) : []),
+    ['expires_at', account.expires_at ?? 'never'],
     ['permissions', account.permissions.join(' ')],
     ['allowed_ips', account.allowed_ips.join(' ')],
     ['account_id', account.account_id ?? '-'],
@@ -36,7 +38,7 @@ export const serviceAccountCommands: Command[] = [
     group: 'service-accounts',
     name: 'create',
     summary: 'Create a service account for the banking API; prints its Access ID once.',
-    usage: 'gatewayctl service-accounts create --description TEXT (--public-key LINE | --public-key-file FILE.pub) --permissions view_balance,... [--allowed-ips CIDR,...] [--account-id ID] [--json]',
+    usage: 'gatewayctl service-accounts create --description TEXT (--public-key LINE | --public-key-file FILE.pub) --permissions view_balance,... [--allowed-ips CIDR,...] [--account-id ID] [--expires-at TIME] [--json]',
     options: {
       description: { type: 'string', value: 'TEXT', required: true, description: 'which program uses the account, e.g. "Payroll export (production)"' },
       'public-key': { type: 'string', value: 'KEY', description: 'the public key itself, e.g. "ssh-ed25519 AAAA... payroll" (a private key is refused)' },
@@ -44,6 +46,7 @@ export const serviceAccountCommands: Command[] = [
       permissions: { type: 'string', value: 'LIST', description: 'comma-separated permissions, e.g. view_balance,initiate_payment' },
       'allowed-ips': { type: 'string', value: 'CIDRS', description: 'comma-separated addresses or CIDR ranges the account may call from (default: any)' },
       'account-id': { type: 'string', value: 'ID', description: 'passed to the banking API in x-gateway-account-id' },
+      'expires-at': { type: 'string', value: 'TIME', description: 'when the credential stops working, an RFC 3339 UTC time in the future, e.g. 2030-01-31T17:00:00Z (default: never)' },
       ...ADMIN_OPTIONS,
     },
     async run(values) {
@@ -56,6 +59,7 @@ export const serviceAccountCommands: Command[] = [
         permissions: csv(values.permissions),
         ...(values['allowed-ips'] ? { allowed_ips: csv(values['allowed-ips']) } : {}),
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
+        ...(typeof values['expires-at'] === 'string' ? { expires_at: values['expires-at'] } : {}),
       });
       if (values.json) return printJson(account);
       printAccount(account);
@@ -128,6 +132,47 @@ export const serviceAccountCommands: Command[] = [
       if (!id) throw usageError('ID is required');
       await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
       console.log(`Deleted service account ${id}.`);
+    },
+  },
+  {
+    group: 'service-accounts keys',
+    name: 'add',
+    summary: 'Add a second public key to a service account (key rotation); the Access ID stays the same and both keys verify until one is removed.',
+    usage: 'gatewayctl service-accounts keys add ID (--public-key LINE | --public-key-file FILE.pub) [--json]',
+    options: {
+      'public-key': { type: 'string', value: 'KEY', description: 'the new public key itself, e.g. "ssh-ed25519 AAAA... payroll-2027" (a private key is refused)' },
+      'public-key-file': { type: 'string', value: 'FILE', description: 'a file holding the new public key: a .pub file, or an SPKI PEM or JWK file (a private key is refused)' },
+      ...ADMIN_OPTIONS,
+    },
+    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
+    async run(values, [id]) {
+      if (!id) throw usageError('ID is required');
+      // Read and checked before connecting, so a private key never leaves this machine.
+      const publicKey = publicKeyFromOptions(values);
+      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'POST', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys`, { public_key: publicKey });
+      if (values.json) return printJson(account);
+      printAccount(account);
+      console.log('Both keys now verify. Once every client signs with the new key, remove the old one: gatewayctl service-accounts keys remove ID FINGERPRINT.');
+    },
+  },
+  {
+    group: 'service-accounts keys',
+    name: 'remove',
+    summary: 'Remove one public key of a service account; signatures made with it are refused at once. The last key cannot be removed.',
+    usage: 'gatewayctl service-accounts keys remove ID FINGERPRINT [--json]',
+    options: { ...ADMIN_OPTIONS },
+    arguments: [
+      { name: 'ID', description: 'the service account\'s id (from list)' },
+      { name: 'FINGERPRINT', description: 'the key\'s fingerprint as show prints it, e.g. SHA256:abc... (ssh-keygen -lf KEY.pub prints it too)' },
+    ],
+    async run(values, [id, fingerprint]) {
+      if (!id) throw usageError('ID is required');
+      if (!fingerprint) throw usageError('FINGERPRINT is required');
+      if (!/^SHA256:[A-Za-z0-9+/]+=*$/.test(fingerprint)) throw usageError(`FINGERPRINT must look like SHA256:... (as show or ssh-keygen -lf prints it), not ${JSON.stringify(fingerprint)}`);
+      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys/${encodeURIComponent(fingerprint)}`);
+      if (values.json) return printJson(account);
+      printAccount(account);
+      console.log(`Removed key ${fingerprint}; signatures made with it are refused from now on.`);
     },
   },
 ];
