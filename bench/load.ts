@@ -36,6 +36,7 @@ export async function runAutocannon(target: LoadTarget, options: AutocannonOptio
         duration: options.seconds,
         connections: options.connections,
       },
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a non-Error failure of unknown kind, shown as best we can
       (error: unknown, done: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
     );
     instance.on('response', (_client, statusCode, _bytes, milliseconds) => {

@@ -64,7 +64,7 @@ export async function startNginx(upstreamPort: number): Promise<Nginx> {
   } catch (error) {
     const log = existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '';
     await stop();
-    throw new Error(`nginx did not start: ${(error as Error).message}\n${log}`);
+    throw new Error(`nginx did not start: ${(error as Error).message}\n${log}`, { cause: error });
   }
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop };
 }

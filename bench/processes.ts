@@ -23,13 +23,13 @@ export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready
       output += chunk.toString();
       if (output.includes(readyText)) resolve();
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
     setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 20_000).unref();
   });
-  child.stdout!.resume();
-  child.stderr!.resume();
+  child.stdout.resume();
+  child.stderr.resume();
   return child;
 }
 

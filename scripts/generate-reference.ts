@@ -38,6 +38,7 @@ function formatDefault(value: unknown): string {
   if (value === undefined || value === null) return 'unset';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ');
   if (typeof value === 'object') return JSON.stringify(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only primitives are left here
   return String(value);
 }
 

@@ -6,8 +6,8 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error.js';
 import { GROUPS, SUBGROUPS, type Command, type OptionSpec, type OptionValues } from './command.js';
 
 export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
 }
 
 const processIo: CliIo = { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) };

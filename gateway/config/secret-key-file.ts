@@ -10,7 +10,7 @@ export function readSecretKeyFile(file: string): Buffer {
   try {
     text = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new Error(`${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
   }
   let key: Buffer;
   if (/^(?:[0-9a-fA-F]{2})+$/.test(text)) key = Buffer.from(text, 'hex');

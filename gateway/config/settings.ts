@@ -190,6 +190,7 @@ function str(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback?: string): st
 function int(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: number, min: number, max: number): number {
   const [value, name] = lookup(key, yaml, env);
   if (value === undefined || value === null || value === '') return fallback;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a YAML/env value of any kind; non-numbers fail the test below
   const text = String(value).trim();
   if (!/^\d+$/.test(text)) throw new SettingsError(name, `must be a whole number, got ${JSON.stringify(value)}`);
   const n = Number(text);
@@ -254,6 +255,7 @@ function adminHostnames(yaml: Raw, env: NodeJS.ProcessEnv): string[] {
 /** GATEWAY_WORKERS: a count or `auto` (one per available core). Several need a store they share. */
 function workerCount(yaml: Raw, env: NodeJS.ProcessEnv, sharedStore: boolean): number {
   const [value, name] = lookup('workers', yaml, env);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a YAML/env value of any kind; only the text 'auto' matters
   const count = String(value ?? '').trim().toLowerCase() === 'auto' ? availableParallelism() : int('workers', yaml, env, 1, 1, 256);
   if (count > 1 && !sharedStore) {
     throw new SettingsError(name, `${count} workers cannot share the embedded store (it lives in one process): set REDIS_URL, or GATEWAY_WORKERS=1`);

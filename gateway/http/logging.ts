@@ -35,7 +35,7 @@ export function loggerOptions(level: string, stream?: DestinationStream): Fastif
         remoteAddress: request.socket?.remoteAddress,
       }),
     },
-  } as FastifyServerOptions['logger'];
+  };
 }
 
 /** Shows an Access ID the way the list does: the first 8 characters, the rest hidden. */

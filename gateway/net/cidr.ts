@@ -86,12 +86,12 @@ function networkOf(address: Address, prefix: number): Address {
     const index = bit >> 3;
     bytes[index] = bytes[index]! & ~(0x80 >> (bit & 7));
   }
-  return ipaddr.fromByteArray(bytes) as Address;
+  return ipaddr.fromByteArray(bytes);
 }
 
 export function cidrContains(range: Cidr, address: Address): boolean {
   if (range.address.kind() !== address.kind()) return false;
-  return (address as ipaddr.IPv4).match(range.address as ipaddr.IPv4, range.prefix);
+  return (address as ipaddr.IPv4).match(range.address, range.prefix);
 }
 
 export function anyContains(ranges: readonly Cidr[], address: Address): boolean {
@@ -104,7 +104,7 @@ export function parsePeerAddress(text: string | undefined): Address | undefined 
   if (!text) return undefined;
   try {
     const parsed = ipaddr.parse(text.trim());
-    return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : (parsed as Address);
+    return parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
   } catch {
     return undefined;
   }

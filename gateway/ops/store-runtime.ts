@@ -39,9 +39,9 @@ export async function openStoreRuntime(settings: Settings, options: StoreRuntime
   const log = pino({ level: settings.logLevel, base: { component: 'store' } }, options.logStream ?? pino.destination({ fd: 1, sync: true }));
   const opened = options.store ? { store: options.store, connecting: Promise.resolve() } : startStore(settings);
   // The first probe waits for the first connection attempt, and reports its error (the real reason, e.g. ECONNREFUSED).
-  let firstConnection: Promise<unknown> | undefined = opened.connecting.then(
+  let firstConnection: Promise<Error | undefined> | undefined = opened.connecting.then(
     () => undefined,
-    (error: unknown) => error,
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
   );
   const breaker = new StoreBreaker({
     probe: async () => {

@@ -116,7 +116,7 @@ export class Forwarder {
     if (reply.raw.destroyed) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.pools[route.upstream].dispatch(
-        { method: request.method as Dispatcher.HttpMethod, path, headers, body: payload },
+        { method: request.method, path, headers, body: payload },
         new ResponseRelay(request, reply, rateLimitFields, resolve),
       );
     });

@@ -112,7 +112,7 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
     throw new PolicyError(`${where}: id must be non-empty text`);
   }
   // Routes that differ only by host are distinct routes: the host is part of the default id.
-  const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : (hostValue as string).toLowerCase()}${raw.path}` : String(raw.id);
+  const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : hostValue.toLowerCase()}${raw.path}` : String(raw.id);
   const rateLimit = raw.rate_limit === undefined ? defaultRateLimit : rateLimitAt(raw.rate_limit, where);
   // The id names the limit in the RateLimit response fields, where it is a quoted string of printable ASCII.
   if (rateLimit && !/^[\x20-\x7e]+$/.test(id)) throw new PolicyError(`${where}: a rate-limited route needs an id of printable ASCII (it names the limit in the RateLimit headers)`);
@@ -120,7 +120,7 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
     id,
     file,
     method,
-    host: hostValue === null ? null : (hostValue as string).toLowerCase(),
+    host: hostValue === null ? null : hostValue.toLowerCase(),
     template: raw.path,
     segments,
     upstream,
@@ -142,7 +142,7 @@ export function parsePolicyFile(file: string, text: string): PolicyRoute[] {
   for (const key of Object.keys(doc)) if (!FILE_KEYS.has(key)) throw new PolicyError(`${file}: unknown field ${JSON.stringify(key)}`);
   if (!Array.isArray(doc.routes) || doc.routes.length === 0) throw new PolicyError(`${file}: routes must be a non-empty list`);
   const defaultRateLimit = rateLimitAt(doc.rate_limit, file);
-  return doc.routes.map((raw, i) => compileRoute(raw, i, file, doc as Raw, defaultRateLimit));
+  return doc.routes.map((raw, i) => compileRoute(raw, i, file, doc, defaultRateLimit));
 }
 
 function couldMatchSameRequest(a: PolicyRoute, b: PolicyRoute): boolean {

@@ -72,7 +72,7 @@ function readStream(stream: Readable, limit: number, declared: number, hold: Bod
 /** The body bytes, or undefined when the request has no body to forward (GET, HEAD, empty). */
 export async function readRequestBody(request: FastifyRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
   checkDeclaredLength(request, limit);
-  const body = request.body as unknown;
+  const body = request.body;
   if (body === undefined || body === null) return undefined;
   if (Buffer.isBuffer(body)) {
     if (body.length > limit) throw tooLarge(limit);

@@ -1,7 +1,7 @@
 // The gateway's checks on a chosen signature beyond RFC 9421 itself (DESIGN 2.2): required
 // coverage, alg, created window, expires, nonce shape, Content-Digest. Each failure is a catalog
 // error, checked before the credential store is asked anything.
-import { serializeDictionary, type Parameters } from 'structured-headers';
+import { serializeDictionary, type BareItem, type Parameters } from 'structured-headers';
 import { GatewayError } from '../errors.js';
 import { isUuid } from '../uuid.js';
 import { digestsMatch, parseContentDigest, type ClaimedDigests } from '../signing/content-digest.js';
@@ -79,6 +79,6 @@ export function acceptSignature(hasBody: boolean, accessId: string | undefined):
   ]);
   if (accessId !== undefined && isUuid(accessId)) params.set('keyid', accessId);
   params.set('alg', ALGORITHM);
-  const components = requiredComponents(hasBody).map((c): [string, Parameters] => [c, new Map()]);
+  const components = requiredComponents(hasBody).map((c): [string, Parameters] => [c, new Map<string, BareItem>()]);
   return serializeDictionary(new Map([['sig1', [components, params]]]));
 }

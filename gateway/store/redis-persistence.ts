@@ -13,7 +13,7 @@ function isReply(error: unknown): boolean {
 }
 
 async function configValue(redis: CommandRunner, name: string): Promise<string | undefined> {
-  const answer = (await redis.call('CONFIG', 'GET', name)) as unknown[];
+  const answer = (await redis.call('CONFIG', 'GET', name)) as Array<string | null> | undefined;
   const value = Array.isArray(answer) ? answer[1] : undefined;
   return value === undefined || value === null ? undefined : String(value);
 }

@@ -31,7 +31,7 @@ t.test('every admin endpoint refuses a missing or wrong token', async (t) => {
       });
       const label = `${method} ${url} with ${authorization === undefined ? 'no token' : JSON.stringify(authorization.slice(0, 12))}`;
       t.equal(response.statusCode, 401, label);
-      const body = response.json() as Record<string, string>;
+      const body = response.json<Record<string, string>>();
       t.equal(body.error, 'admin_unauthorized', label);
       t.same(Object.keys(body).sort(), ['error', 'message', 'request_id'], label);
       t.equal(response.headers['www-authenticate'], 'Bearer realm="gateway-admin"', label);

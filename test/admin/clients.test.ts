@@ -19,7 +19,7 @@ t.test('create: 201 with the secret, once', async (t) => {
   const response = await admin(tg, 'POST', '/admin/v1/clients', { name: '  Reports  ', scopes: ['sales', 'stats', 'sales'], account_id: 'acct-1' });
   t.equal(response.statusCode, 201, response.body);
   t.equal(response.headers['cache-control'], 'no-store');
-  const created = response.json() as Record<string, unknown>;
+  const created = response.json<Record<string, unknown>>();
   t.same(Object.keys(created).sort(), ['account_id', 'client_id', 'client_secret', 'created_at', 'name', 'resource_server', 'scopes']);
   t.match(created.client_id, UUID);
   t.equal(created.name, 'Reports');
@@ -33,10 +33,10 @@ t.test('create: 201 with the secret, once', async (t) => {
   const list = await admin(tg, 'GET', '/admin/v1/clients');
   t.equal(list.statusCode, 200);
   t.same(list.json(), { clients: [expected], next_cursor: null }, 'the list never shows the secret');
-  const show = await admin(tg, 'GET', `/admin/v1/clients/${created.client_id}`);
+  const show = await admin(tg, 'GET', `/admin/v1/clients/${String(created.client_id)}`);
   t.equal(show.statusCode, 200);
   t.same(show.json(), expected, 'show never shows the secret');
-  t.notMatch(list.body + show.body, created.client_secret as string);
+  t.notMatch(list.body + show.body, created.client_secret);
   t.notMatch(list.body + show.body, /secret|hash/i);
 
   const bare = await admin(tg, 'POST', '/admin/v1/clients', { name: 'bare', scopes: ['webhooks'] });
@@ -80,7 +80,7 @@ t.test('validation errors name the field; nothing is written', async (t) => {
   for (const [payload, field, message] of cases) {
     const response = await admin(tg, 'POST', '/admin/v1/clients', payload);
     t.equal(response.statusCode, 400, `${JSON.stringify(payload)}: ${response.body}`);
-    const body = response.json() as Record<string, string>;
+    const body = response.json<Record<string, string>>();
     t.same(Object.keys(body).sort(), ['error', 'field', 'message', 'request_id']);
     t.equal(body.error, 'validation_error');
     t.equal(body.field, field, `${JSON.stringify(payload)} names ${field}`);
@@ -96,8 +96,8 @@ t.test('validation errors name the field; nothing is written', async (t) => {
 
 t.test('show and delete; unknown ids get 404 not_found', async (t) => {
   const tg = await startTestGateway(t);
-  const created = (await admin(tg, 'POST', '/admin/v1/clients', { name: 'gone soon', scopes: ['events'] })).json() as { client_id: string };
-  const kept = (await admin(tg, 'POST', '/admin/v1/clients', { name: 'kept', scopes: ['events'] })).json() as { client_id: string };
+  const created = (await admin(tg, 'POST', '/admin/v1/clients', { name: 'gone soon', scopes: ['events'] })).json<{ client_id: string }>();
+  const kept = (await admin(tg, 'POST', '/admin/v1/clients', { name: 'kept', scopes: ['events'] })).json<{ client_id: string }>();
   const deleted = await admin(tg, 'DELETE', `/admin/v1/clients/${created.client_id}`);
   t.equal(deleted.statusCode, 204);
   t.equal(deleted.body, '');

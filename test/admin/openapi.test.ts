@@ -16,7 +16,7 @@ t.test('every documented operation exists, on the listener the document names', 
   const tg = await startTestGateway(t, { store: 'embedded' });
   const response = await tg.gateway.adminApp.inject({ url: '/admin/openapi.json' });
   t.equal(response.statusCode, 200);
-  const doc = response.json() as Doc;
+  const doc = response.json<Doc>();
   t.equal(doc.openapi, '3.1.0');
   t.same(doc.components.schemas.Error.properties.error.enum, Object.keys(ERRORS));
 
@@ -26,7 +26,7 @@ t.test('every documented operation exists, on the listener the document names', 
     const app = path.startsWith('/admin/') ? tg.gateway.adminApp : tg.gateway.publicApp;
     const url = path.replace(/\{[^}]+\}/g, 'does-not-exist');
     const answer = await app.inject({ method: method.toUpperCase() as 'GET', url });
-    t.notOk(answer.statusCode === 404 && (answer.json() as { error: string }).error === 'route_not_found', `${method.toUpperCase()} ${path} is routed`);
+    t.notOk(answer.statusCode === 404 && answer.json<{ error: string }>().error === 'route_not_found', `${method.toUpperCase()} ${path} is routed`);
     if (path.startsWith('/admin/v1/')) t.equal(answer.statusCode, 401, `${method.toUpperCase()} ${path} needs the admin token`);
   }
 });

@@ -14,7 +14,7 @@ async function allPages(tg: TestGateway, path: string, key: string, limit: numbe
   for (let pages = 1; pages <= 100; pages++) {
     const response = await adminInject(tg, { method: 'GET', url: `${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}` });
     if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
-    const page = response.json() as Record<string, unknown>;
+    const page = response.json<Record<string, unknown>>();
     const items = page[key] as Array<{ id?: string; client_id?: string }>;
     sizes.push(items.length);
     ids.push(...items.map((item) => item.id ?? item.client_id!));
@@ -40,19 +40,19 @@ for (const store of ['redis', 'embedded'] as const) {
 
     const first = await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' });
     t.equal(first.statusCode, 200);
-    const body = first.json() as { service_accounts: unknown[]; next_cursor: string | null };
+    const body = first.json<{ service_accounts: unknown[]; next_cursor: string | null }>();
     t.equal(body.service_accounts.length, 23, 'the default page (100) holds them all');
     t.equal(body.next_cursor, null);
     t.notMatch(first.body, /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"/, 'no full Access ID in the list');
 
     // A record deleted between two pages is simply not listed; nothing breaks.
     const one = await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts?limit=5' });
-    const cursor = (one.json() as { next_cursor: string }).next_cursor;
-    const notYetListed = accounts.map((a) => a.account.id).filter((id) => !(one.json() as { service_accounts: Array<{ id: string }> }).service_accounts.some((s) => s.id === id));
+    const cursor = one.json<{ next_cursor: string }>().next_cursor;
+    const notYetListed = accounts.map((a) => a.account.id).filter((id) => !one.json<{ service_accounts: Array<{ id: string }> }>().service_accounts.some((s) => s.id === id));
     t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${notYetListed[0]}` })).statusCode, 204);
     const rest = await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts?limit=100&cursor=${encodeURIComponent(cursor)}` });
     t.equal(rest.statusCode, 200);
-    t.equal((rest.json() as { service_accounts: unknown[] }).service_accounts.length, 17, 'the rest, without the deleted one');
+    t.equal(rest.json<{ service_accounts: unknown[] }>().service_accounts.length, 17, 'the rest, without the deleted one');
   });
 
   t.test(`${store}: an account found by its full Access ID, which is not echoed`, async (t) => {
@@ -61,7 +61,7 @@ for (const store of ['redis', 'embedded'] as const) {
     await createServiceAccount(tg, { description: 'another' });
     const found = await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts?access_id=${sa.account.access_id}` });
     t.equal(found.statusCode, 200);
-    const body = found.json() as { service_accounts: Array<{ id: string; access_id_hint: string; description: string }>; next_cursor: null };
+    const body = found.json<{ service_accounts: Array<{ id: string; access_id_hint: string; description: string }>; next_cursor: null }>();
     t.equal(body.service_accounts.length, 1);
     t.equal(body.service_accounts[0]!.id, sa.account.id);
     t.equal(body.service_accounts[0]!.description, 'support lookup');
@@ -87,7 +87,7 @@ t.test('bad paging input is a 400 naming the parameter', async (t) => {
   for (const [url, field, message] of cases) {
     const response = await adminInject(tg, { method: 'GET', url });
     t.equal(response.statusCode, 400, url);
-    const body = response.json() as Record<string, string>;
+    const body = response.json<Record<string, string>>();
     t.equal(body.error, 'validation_error', url);
     t.equal(body.field, field, url);
     t.match(body.message, message, url);

@@ -31,7 +31,7 @@ t.test('gatewayctl creates, lists and deletes OAuth clients and rotates keys', a
   const rotated = await runCli(['keys', 'rotate', '--json'], env);
   t.equal(rotated.code, 0, rotated.stderr);
   const kids = JSON.parse(rotated.stdout) as { active_kid: string; previous_kid: string };
-  const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json() as { keys: { kid: string }[] };
+  const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json<{ keys: { kid: string }[] }>();
   t.same(jwks.keys.map((k) => k.kid), [kids.active_kid, kids.previous_kid]);
 
   const deleted = await runCli(['clients', 'delete', client.client_id], env);

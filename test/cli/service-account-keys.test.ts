@@ -38,13 +38,13 @@ t.test('gatewayctl: create --expires-at, keys add, keys remove', async (t) => {
   const privateRefused = await runCli(['service-accounts', 'keys', 'add', account.id, '--public-key-file', join(dir, 'new.pem')], env);
   t.equal(privateRefused.code, 2);
   t.match(privateRefused.stderr, /new\.pem is a private key; nothing was sent/);
-  t.equal(((await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` })).json() as Account).public_keys.length, 1, 'nothing was sent');
+  t.equal(((await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` })).json<Account>()).public_keys.length, 1, 'nothing was sent');
 
   const added = await runCli(['service-accounts', 'keys', 'add', account.id, '--public-key-file', join(dir, 'new.pub')], env);
   t.equal(added.code, 0, added.stderr);
   t.match(added.stdout, /^key 2:\s+SHA256:\S+ \(added /m);
   t.match(added.stdout, /Both keys now verify/);
-  const both = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` })).json() as Account;
+  const both = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` })).json<Account>();
   t.equal(both.public_keys.length, 2);
   const signer = (privateKey: typeof oldKey) => ({ account, privateKey });
   t.equal((await signedInject(tg, signer(oldKey), { method: 'GET', url: '/v1/balance' })).statusCode, 200);

@@ -132,7 +132,7 @@ t.test('sign_request gives the headers of the TypeScript signRequest for the sam
   succeeded(t, result, 'python_sdk_check.py compare');
   const python = JSON.parse(result.stdout) as Record<string, string>[];
   t.equal(python.length, cases.length);
-  cases.forEach((c, i) => t.same(python[i], c.ts, `${c.method} ${c.url} with ${c.keyFile.endsWith('.pem') ? 'PKCS#8' : 'OpenSSH'}`));
+  cases.forEach((c, i) => t.same(python[i], c.ts, `${c.method} ${String(c.url)} with ${c.keyFile.endsWith('.pem') ? 'PKCS#8' : 'OpenSSH'}`));
   t.match(python[0], { signature: /^sig1=:[A-Za-z0-9+/]{86}==:$/ });
 });
 

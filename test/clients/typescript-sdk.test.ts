@@ -172,7 +172,7 @@ t.test('signs every banking route from the installed package, with OpenSSH and P
   for (const key of await keyFiles(work)) {
     const created = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: key.name, public_key: key.publicLine.trim(), permissions: ALL_PERMISSIONS } });
     t.equal(created.statusCode, 201, created.body);
-    const account = created.json() as CreatedServiceAccount;
+    const account = created.json<CreatedServiceAccount>();
     accounts.push({ name: key.name, id: account.id, accessId: account.access_id, keyFile: key.file, asBytes: key.asBytes });
   }
   const requests = bankingRequests(tg.gateway.policy.current);

@@ -83,5 +83,5 @@ export interface PageFetchResult {
  */
 export async function fetchFromPage(page: Page, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<PageFetchResult> {
   const init = JSON.stringify({ method, headers: options.headers ?? {}, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
-  return page.evaluate(`fetch(${JSON.stringify(path)}, ${init}).then(async (r) => { const text = await r.text(); return { status: r.status, body: text ? JSON.parse(text) : null }; })`) as Promise<PageFetchResult>;
+  return page.evaluate<PageFetchResult>(`fetch(${JSON.stringify(path)}, ${init}).then(async (r) => { const text = await r.text(); return { status: r.status, body: text ? JSON.parse(text) : null }; })`);
 }

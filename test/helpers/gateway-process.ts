@@ -41,8 +41,8 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.detached ?? false,
   });
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
@@ -60,8 +60,8 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
         resolve();
       }
     };
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`gateway exited with ${code}:\n${output}`));

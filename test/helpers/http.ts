@@ -188,7 +188,7 @@ export function partialRequest(port: number, head: string, firstBytes: string | 
       try {
         resolve({ ...parseResponse(Buffer.concat(chunks).toString('utf8')), closedAfterMs: Date.now() - started });
       } catch (error) {
-        reject(error as Error);
+        reject(error);
       }
     });
   });

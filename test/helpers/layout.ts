@@ -5,15 +5,15 @@ import type { Page } from 'playwright-core';
 
 /** document.documentElement.scrollWidth: wider than the viewport means sideways scrolling. */
 export function pageWidth(page: Page): Promise<number> {
-  return page.evaluate('document.documentElement.scrollWidth') as Promise<number>;
+  return page.evaluate<number>('document.documentElement.scrollWidth');
 }
 
 /** The elements that stick out past the right edge (up to 5), to name the culprit when a page is too wide. */
 export function elementsPastRightEdge(page: Page): Promise<string[]> {
-  return page.evaluate(`[...document.querySelectorAll('body *')]
+  return page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
     .filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > document.documentElement.clientWidth + 0.5; })
     .slice(0, 5)
-    .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '') + ' right=' + Math.round(e.getBoundingClientRect().right))`) as Promise<string[]>;
+    .map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '') + ' right=' + Math.round(e.getBoundingClientRect().right))`);
 }
 
 /**
@@ -22,7 +22,7 @@ export function elementsPastRightEdge(page: Page): Promise<string[]> {
  * Clipped or scrolling boxes (overflow other than visible) keep what is inside them.
  */
 export function spillingOut(page: Page, container: string): Promise<string[]> {
-  return page.evaluate(`(() => {
+  return page.evaluate<string[]>(`(() => {
     const describe = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
     const clipped = (e, outer) => { for (let p = e.parentElement; p && p !== outer; p = p.parentElement) if (getComputedStyle(p).overflowX !== 'visible') return true; return false; };
     const found = [];
@@ -36,19 +36,19 @@ export function spillingOut(page: Page, container: string): Promise<string[]> {
       }
     }
     return found.slice(0, 5);
-  })()`) as Promise<string[]>;
+  })()`);
 }
 
 /** The elements matching the selectors whose text runs over more than one line (words pushed apart or broken up). */
 export function wrappedText(page: Page, selectors: string[]): Promise<string[]> {
-  return page.evaluate(`${JSON.stringify(selectors)}.filter((selector) => {
+  return page.evaluate<string[]>(`${JSON.stringify(selectors)}.filter((selector) => {
     const e = document.querySelector(selector);
     if (!e || e.getBoundingClientRect().width <= 1) return false;
     const range = document.createRange();
     range.selectNodeContents(e);
     const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
     return tops.size > 1;
-  })`) as Promise<string[]>;
+  })`);
 }
 
 interface Box {

@@ -12,7 +12,7 @@ export async function createClient(tg: TestGateway, scopes: string[], extra: Rec
     payload: { name: 'test client', scopes, ...extra },
   });
   if (response.statusCode !== 201) throw new Error(`client creation failed: ${response.statusCode} ${response.body}`);
-  return response.json() as CreatedClient;
+  return response.json<CreatedClient>();
 }
 
 export function tokenRequest(tg: TestGateway, fields: Record<string, string>, headers: Record<string, string> = {}) {
@@ -27,5 +27,5 @@ export function tokenRequest(tg: TestGateway, fields: Record<string, string>, he
 export async function accessToken(tg: TestGateway, client: CreatedClient, scope?: string): Promise<string> {
   const response = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret, ...(scope ? { scope } : {}) });
   if (response.statusCode !== 200) throw new Error(`token request failed: ${response.statusCode} ${response.body}`);
-  return (response.json() as { access_token: string }).access_token;
+  return response.json<{ access_token: string }>().access_token;
 }

@@ -50,15 +50,15 @@ export async function startRedisServer(t: Test, options: OwnRedisOptions = {}): 
           resolve();
         }
       };
-      server.stdout!.on('data', onData);
-      server.stderr!.on('data', onData);
+      server.stdout.on('data', onData);
+      server.stderr.on('data', onData);
       server.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`redis-server exited with ${code}:\n${output}`));
       });
     });
-    server.stdout!.resume();
-    server.stderr!.resume();
+    server.stdout.resume();
+    server.stderr.resume();
   };
 
   const stop = async () => {

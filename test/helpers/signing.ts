@@ -31,7 +31,7 @@ export async function createServiceAccount(tg: TestGateway, fields: Record<strin
     payload: { description: 'test account', public_key: sshPublicKeyLine(privateKey, 'test@example'), permissions: ALL_PERMISSIONS, ...fields },
   });
   if (response.statusCode !== 201) throw new Error(`service account creation failed: ${response.statusCode} ${response.body}`);
-  return { account: response.json() as CreatedServiceAccount, privateKey };
+  return { account: response.json<CreatedServiceAccount>(), privateKey };
 }
 
 export interface SignedInjectOptions {

@@ -12,7 +12,7 @@ t.test('RFC 9068 header and claims', async (t) => {
   const client = await createClient(tg, ['sales', 'stats'], { account_id: 'acct-3' });
   const token = await accessToken(tg, client);
   const header = decodeProtectedHeader(token);
-  const jwks = (await tg.gateway.publicApp.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json() as { keys: Array<Record<string, string>> };
+  const jwks = (await tg.gateway.publicApp.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json<{ keys: Array<Record<string, string>> }>();
   t.same(header, { alg: 'EdDSA', kid: jwks.keys[0]!.kid, typ: 'at+jwt' });
   const claims = decodeJwt(token);
   t.same(Object.keys(claims).sort(), ['account_id', 'aud', 'client_id', 'exp', 'iat', 'iss', 'jti', 'scope', 'sub']);
@@ -59,7 +59,7 @@ t.test('discovery documents', async (t) => {
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
   });
   const jwks = await tg.gateway.publicApp.inject({ method: 'GET', url: '/.well-known/jwks.json' });
-  const keys = (jwks.json() as { keys: Array<Record<string, unknown>> }).keys;
+  const keys = jwks.json<{ keys: Array<Record<string, unknown>> }>().keys;
   t.equal(keys.length, 1);
   t.match(keys[0], { kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
   t.equal(keys[0]!.d, undefined, 'no private part is published');

@@ -15,7 +15,7 @@ async function refused(t: Test, tg: TestGateway, label: string, authorization: s
   const before = tg.upstreams.public.received.length;
   const response = await call(tg, authorization);
   t.equal(response.statusCode, 401, `${label}: ${response.body}`);
-  const body = response.json() as Record<string, string>;
+  const body = response.json<Record<string, string>>();
   t.same(Object.keys(body).sort(), ['error', 'message', 'request_id'], `${label}: body fields`);
   t.equal(body.error, 'invalid_token', `${label}: code`);
   if (description !== undefined) {

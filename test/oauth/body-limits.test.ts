@@ -23,7 +23,7 @@ t.test('OAuth forms over the limit get 413 in the OAuth error style, unparsed', 
     for (const payload of [manyFields, `client_id=x&client_secret=${'s'.repeat(9000)}`]) {
       const response = await tg.gateway.publicApp.inject({ method: 'POST', url, headers: FORM, payload });
       t.equal(response.statusCode, 413, `${url}: ${response.body}`);
-      const body = response.json() as Record<string, string>;
+      const body = response.json<Record<string, string>>();
       t.equal(body.error, 'body_too_large', url);
       t.equal(body.error_description, body.message, `${url}: the OAuth body style`);
       t.ok(body.request_id, `${url}: request_id`);
@@ -35,7 +35,7 @@ t.test('OAuth forms over the limit get 413 in the OAuth error style, unparsed', 
 t.test('a form within the limit is still parsed and answered', async (t) => {
   const response = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: FORM, payload: `client_id=00000000-0000-4000-8000-000000000000&client_secret=${'s'.repeat(7000)}` });
   t.equal(response.statusCode, 401, response.body);
-  t.equal((response.json() as { error: string }).error, 'auth_error');
+  t.equal(response.json<{ error: string }>().error, 'auth_error');
 });
 
 t.test('a chunked form over the limit gets 413 and the connection is closed', async (t) => {
@@ -77,7 +77,7 @@ t.test('the admin API has its own body limit', async (t) => {
     payload: JSON.stringify({ name: 'x'.repeat(70_000), scopes: ['sales'] }),
   });
   t.equal(response.statusCode, 413, response.body);
-  t.equal((response.json() as { error: string }).error, 'body_too_large');
+  t.equal(response.json<{ error: string }>().error, 'body_too_large');
   const head = requestHead('POST', '/admin/v1/clients', { host: '127.0.0.1', authorization: `Bearer ${tg.adminToken}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) });
   const exchange = partialRequest(adminPort, head, '{"name":', 3000);
   const refused = await exchange.response;

@@ -48,7 +48,7 @@ t.test('arbitrary client authentication gets an OAuth error body, never a 5xx', 
       const response = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers, payload, remoteAddress });
       const where = `${JSON.stringify({ auth, payload, type })} -> ${response.statusCode} ${response.body}`;
       if (response.statusCode >= 500) throw new Error(where);
-      const answer = response.json() as Record<string, unknown>;
+      const answer = response.json<Record<string, unknown>>();
       if (Object.keys(answer).sort().join() !== 'error,error_description,message,request_id') throw new Error(`not the OAuth error body: ${where}`);
       if (typeof answer.request_id !== 'string' || answer.request_id === '') throw new Error(`request_id: ${where}`);
       if (OAUTH_ERRORS[answer.error as string] !== response.statusCode) throw new Error(`unexpected code or status: ${where}`);

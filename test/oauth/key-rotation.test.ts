@@ -17,12 +17,12 @@ const KEYS_META = 'jwt-signing-keys';
 async function rotate(tg: TestGateway): Promise<{ active_kid: string; previous_kid: string }> {
   const response = await tg.gateway.adminApp.inject({ method: 'POST', url: '/admin/v1/signing-keys/rotate', headers: { authorization: `Bearer ${tg.adminToken}` } });
   if (response.statusCode !== 200) throw new Error(`rotation failed: ${response.statusCode} ${response.body}`);
-  return response.json() as { active_kid: string; previous_kid: string };
+  return response.json<{ active_kid: string; previous_kid: string }>();
 }
 
 async function jwksKids(tg: TestGateway): Promise<string[]> {
   const response = await tg.gateway.publicApp.inject({ method: 'GET', url: '/.well-known/jwks.json' });
-  return (response.json() as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+  return response.json<{ keys: Array<{ kid: string }> }>().keys.map((k) => k.kid);
 }
 
 const get = (tg: TestGateway, token: string) => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
@@ -188,7 +188,7 @@ t.test('a key set stored in the earlier format (one previous key) keeps its prev
   original.close();
   const current = JSON.parse((await store.getMeta(KEYS_META))!) as { active: { createdAt: string }; retired: Array<Record<string, unknown>> };
   const { retiredAt: _retiredAt, ...previous } = current.retired[0]!;
-  await store.compareAndSetMeta(KEYS_META, (await store.getMeta(KEYS_META))!, JSON.stringify({ active: current.active, previous }));
+  await store.compareAndSetMeta(KEYS_META, await store.getMeta(KEYS_META), JSON.stringify({ active: current.active, previous }));
 
   const keys = await SigningKeys.open(store, KEY_SETTINGS, { now: () => now });
   t.teardown(async () => {

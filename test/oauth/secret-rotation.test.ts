@@ -21,7 +21,7 @@ async function roll(t: Test, tg: TestGateway, clientId: string, payload?: unknow
   const response = await admin(tg, 'POST', `/admin/v1/clients/${clientId}/secret`, payload);
   t.equal(response.statusCode, 200, response.statusCode === 200 ? 'the roll answered 200' : response.body);
   t.equal(response.headers['cache-control'], 'no-store');
-  return response.json() as RolledSecretView;
+  return response.json<RolledSecretView>();
 }
 
 async function tokenStatus(tg: TestGateway, clientId: string, secret: string): Promise<number> {
@@ -60,7 +60,7 @@ for (const store of ['redis', 'embedded'] as const) {
     await waitPast(rolled.previous_secret_expires_at!);
     const refused = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret });
     t.equal(refused.statusCode, 401, 'the old secret is refused once the grace period ended');
-    t.equal((refused.json() as { error: string }).error, 'auth_error');
+    t.equal(refused.json<{ error: string }>().error, 'auth_error');
     t.equal(await tokenStatus(tg, client.client_id, rolled.client_secret), 200, 'the new secret still works');
     t.equal((await sales(tg, before)).statusCode, 200, 'tokens issued before the roll stay valid after the grace period');
     t.equal((await sales(tg, duringGrace)).statusCode, 200, 'and so do tokens the old secret got during it');
@@ -140,12 +140,12 @@ for (const store of ['redis', 'embedded'] as const) {
     for (const [payload, field] of cases) {
       const response = await admin(tg, 'POST', url, payload);
       t.equal(response.statusCode, 400, JSON.stringify(payload));
-      const body = response.json() as { error: string; field: string; message: string };
+      const body = response.json<{ error: string; field: string; message: string }>();
       t.equal(body.error, 'validation_error');
       t.equal(body.field, field, `${JSON.stringify(payload)} names ${field}`);
       t.match(body.message, new RegExp(`^${field}: `));
     }
-    const range = (await admin(tg, 'POST', url, { grace_seconds: 604_801 })).json() as { message: string };
+    const range = (await admin(tg, 'POST', url, { grace_seconds: 604_801 })).json<{ message: string }>();
     t.match(range.message, /0 to 604800/, 'says what is allowed');
     t.equal(await tokenStatus(tg, client.client_id, client.client_secret), 200, 'the refused rolls changed nothing');
 
@@ -155,7 +155,7 @@ for (const store of ['redis', 'embedded'] as const) {
     for (const id of [randomUUID(), 'not-a-uuid']) {
       const response = await admin(tg, 'POST', `/admin/v1/clients/${id}/secret`, { grace_seconds: 10 });
       t.equal(response.statusCode, 404, id);
-      t.equal((response.json() as { error: string }).error, 'not_found');
+      t.equal(response.json<{ error: string }>().error, 'not_found');
     }
     t.notOk(tg.logs.lines.some((line) => line.includes('credential.rotated') && !line.includes(client.client_id)), 'no audit line for a roll that did not happen');
 

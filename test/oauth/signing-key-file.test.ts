@@ -27,7 +27,7 @@ t.test('tokens are signed with the active key of the file; the JWKS publishes bo
   const token = await accessToken(tg, await createClient(tg, ['sales']));
   t.equal(decodeProtectedHeader(token).kid, 'active-1');
 
-  const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json() as { keys: JWK[] };
+  const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json<{ keys: JWK[] }>();
   t.same(jwks.keys.map((k) => k.kid), ['active-1', 'previous-0']);
   for (const key of jwks.keys) t.equal(key.d, undefined, `${key.kid} has no private part`);
 

@@ -11,7 +11,7 @@ function basic(id: string, secret: string): string {
 
 function assertOAuthError(t: Test, response: Awaited<ReturnType<typeof tokenRequest>>, status: number, error: string, message?: string | RegExp): void {
   t.equal(response.statusCode, status, `${error}: ${response.body}`);
-  const body = response.json() as Record<string, string>;
+  const body = response.json<Record<string, string>>();
   t.same(Object.keys(body).sort(), ['error', 'error_description', 'message', 'request_id'], `${error}: body fields`);
   t.equal(body.error, error);
   t.match(body.request_id, /^[0-9a-f]{8}-[0-9a-f-]{27}$/, 'request_id names the request, as in the logs');
@@ -34,7 +34,7 @@ t.test('success with form fields', async (t) => {
   t.match(response.headers['content-type'], 'application/json');
   t.equal(response.headers['cache-control'], 'no-store');
   t.equal(response.headers.pragma, 'no-cache');
-  const body = response.json() as Record<string, unknown>;
+  const body = response.json<Record<string, unknown>>();
   t.same(Object.keys(body).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
   t.equal(body.token_type, 'Bearer');
   t.equal(body.expires_in, 86400, 'expires_in is a JSON number of seconds');

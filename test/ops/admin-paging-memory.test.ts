@@ -37,7 +37,7 @@ t.test(`${ACCOUNTS} service accounts listed page by page: each once, memory flat
   const headers = { authorization: `Bearer ${deployment.adminToken}` };
   const page = async (cursor: string | null) => {
     const query = new URLSearchParams({ limit: String(PAGE), ...(cursor ? { cursor } : {}) });
-    const response = await fetch(`${gateway.adminUrl}/admin/v1/service-accounts?${query}`, { headers });
+    const response = await fetch(`${gateway.adminUrl}/admin/v1/service-accounts?${query.toString()}`, { headers });
     if (response.status !== 200) throw new Error(`page failed: ${response.status} ${await response.text()}`);
     return (await response.json()) as { service_accounts: { id: string }[]; next_cursor: string | null };
   };

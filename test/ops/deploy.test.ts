@@ -136,7 +136,7 @@ t.test('the Dockerfile\'s commands build and start the gateway from a clean copy
           execFileSync('sh', ['-c', args], { cwd: dir, stdio: 'pipe', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
         } catch (error) {
           const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-          throw new Error(`${stage.name}: RUN ${args} failed:\n${String(stdout ?? '').slice(-2000)}${String(stderr ?? '').slice(-2000)}`);
+          throw new Error(`${stage.name}: RUN ${args} failed:\n${String(stdout ?? '').slice(-2000)}${String(stderr ?? '').slice(-2000)}`, { cause: error });
         }
         t.pass(`${stage.name}: RUN ${args}`);
       } else if (op === 'ENV') {

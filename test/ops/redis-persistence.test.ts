@@ -18,7 +18,7 @@ function persistenceLines(tg: TestGateway): { level: number; msg: string }[] {
 
 async function readyz(tg: TestGateway) {
   const response = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
-  return { status: response.statusCode, body: response.json() as { missing?: string[]; details?: Record<string, string> } };
+  return { status: response.statusCode, body: response.json<{ missing?: string[]; details?: Record<string, string> }>() };
 }
 
 t.test('a Redis without persistence: a warning at start, still ready by default in development', async (t) => {
@@ -88,7 +88,7 @@ t.test('required in production: the process refuses to start, naming the setting
 t.test('readPersistence: CONFIG, then INFO, then unknown; a timeout is an outage, not a refusal', async (t) => {
   const refused = Object.assign(new Error('ERR unknown command'), { name: 'ReplyError' });
   const config = { call: async (_c: string, _g: string, name: string) => ({ appendonly: ['appendonly', 'yes'], appendfsync: ['appendfsync', 'always'], save: ['save', ''] })[name] };
-  t.same(await readPersistence(config as never), { source: 'config', appendonly: true, appendfsync: 'always', save: '' });
+  t.same(await readPersistence(config), { source: 'config', appendonly: true, appendfsync: 'always', save: '' });
   const info = { call: async (command: string) => (command === 'INFO' ? '# Persistence\r\naof_enabled:1\r\n' : Promise.reject(refused)) };
   t.match(await readPersistence(info), { source: 'info', appendonly: true });
   const neither = { call: async () => Promise.reject(refused) };

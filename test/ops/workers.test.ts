@@ -6,7 +6,6 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { REPO_ROOT } from '../helpers/gateway.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { bearerToken, exitOf, get, logLines, sharedRedisDeployment, waitForLog } from '../helpers/process-ops.js';

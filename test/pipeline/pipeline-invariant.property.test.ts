@@ -40,10 +40,10 @@ const method = fc.constantFrom('GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', '
 /** A policy route with its parameters filled in: its method, a path and the credential it takes. */
 function routeRequest(tg: TestGateway) {
   const routes = tg.gateway.policy.current.routes;
-  return fc.tuple(fc.constantFrom(...routes), fc.stringMatching(/^[A-Za-z0-9_~-]{1,8}$/)).map(([route, value]) => ({
+  return fc.tuple(fc.constantFrom(...routes), fc.stringMatching(/^[A-Za-z0-9_~-]{1,8}$/)).map(([route, value]): { method: string; path: string; credential: Credential } => ({
     method: route.method,
     path: route.template.replace(/\{\w+\}/g, value),
-    credential: (route.auth === 'bearer' ? 'bearer' : 'signed') as Credential,
+    credential: route.auth === 'bearer' ? 'bearer' : 'signed',
   }));
 }
 

@@ -12,9 +12,8 @@ import type { InjectOptions } from 'fastify';
 import { buildGateway } from '../../gateway/app.js';
 import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { downstreamHeaderList } from '../../gateway/pipeline/mutate.js';
-import type { RequestContext } from '../../gateway/pipeline/context.js';
 import { openStore } from '../../gateway/store/open-store.js';
-import { StoreUnavailableError, type CredentialStore } from '../../gateway/store/types.js';
+import { StoreUnavailableError } from '../../gateway/store/types.js';
 import { testSettings, type TestGateway } from '../helpers/gateway.js';
 import { LogCapture } from '../helpers/log-capture.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
@@ -67,7 +66,7 @@ async function startLimitedGateway(t: Test, kind: 'redis' | 'embedded'): Promise
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
-  }) as CredentialStore;
+  });
   const logs = new LogCapture();
   const gateway = await buildGateway(settings, { store, logStream: logs });
   t.teardown(async () => {
@@ -248,7 +247,7 @@ t.test('GET /admin/v1/policy shows each route\'s rate limit', async (t) => {
   const { tg } = await startLimitedGateway(t, 'embedded');
   const response = await tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/policy', headers: { authorization: `Bearer ${tg.adminToken}` } });
   t.equal(response.statusCode, 200);
-  const routes = (response.json() as { routes: { id: string; rate_limit: unknown }[] }).routes;
+  const routes = response.json<{ routes: { id: string; rate_limit: unknown }[] }>().routes;
   const limitOf = (id: string) => routes.find((r) => r.id === id)?.rate_limit;
   t.same(limitOf(SALE), { requests: 3, per_seconds: 60 }, 'the file default');
   t.same(limitOf('public:GET /v1/products'), { requests: 2, per_seconds: 2 }, 'a route\'s own');

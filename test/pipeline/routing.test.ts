@@ -29,7 +29,7 @@ t.test('no matching route: 404 route_not_found, upstreams untouched', async (t) 
     for (const headers of [{ authorization: `Bearer ${token}` }, {}]) {
       const response = await tg.gateway.publicApp.inject({ method: method as 'GET', url, headers });
       t.equal(response.statusCode, 404, `${method} ${url}`);
-      const body = response.json() as Record<string, string>;
+      const body = response.json<Record<string, string>>();
       t.same(Object.keys(body).sort(), ['error', 'message', 'request_id']);
       t.equal(body.error, 'route_not_found');
       t.match(body.request_id, UUID);

@@ -74,6 +74,7 @@ function loaded(text: string): PolicyRoute[] | undefined {
 
 t.test('any document loads or is refused with a PolicyError naming the file', async (t) => {
   // yaml warns about unknown tags on the process; those are not failures here.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- saved only to be put back on process below
   const warn = process.emitWarning;
   process.emitWarning = () => {};
   t.teardown(() => {

@@ -30,7 +30,7 @@ t.test('create, list, show, delete', async (t) => {
   });
   t.equal(created.statusCode, 201, created.body);
   t.equal(created.headers['cache-control'], 'no-store');
-  const account = created.json() as CreatedServiceAccount;
+  const account = created.json<CreatedServiceAccount>();
   t.match(account.access_id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   t.match(account.id, /^sa_[0-9a-f]{20}$/);
   t.not(account.id, account.access_id);
@@ -133,7 +133,7 @@ t.test('accepted forms are stored canonically', async (t) => {
     payload: { description, public_key: key(), permissions: ['view_balance'], allowed_ips: ['10.1.0.0/16', '2001:DB8::1', '192.0.2.1', '192.0.2.1/32', '::ffff:10.0.0.0/104'] },
   });
   t.equal(response.statusCode, 201, response.body);
-  const account = response.json() as CreatedServiceAccount;
+  const account = response.json<CreatedServiceAccount>();
   t.equal(account.description, description, '200 characters, counted as characters');
   t.same(account.allowed_ips, ['10.1.0.0/16', '2001:db8::1', '192.0.2.1', '192.0.2.1/32', '10.0.0.0/8']);
 });

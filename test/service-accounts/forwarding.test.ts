@@ -55,6 +55,7 @@ t.test('identity headers come from the gateway only; credentials stay behind', a
 t.test('routes an operator adds with the extra permissions work like the seed routes', async (t) => {
   const { mkdtempSync, writeFileSync, copyFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- path.join does not use `this`
   const { join } = await import('node:path');
   const { REPO_ROOT } = await import('../helpers/gateway.js');
   const dir = mkdtempSync(join(tmpdir(), 'policies-'));

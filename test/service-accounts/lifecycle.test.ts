@@ -25,7 +25,7 @@ for (const store of ['redis', 'embedded'] as const) {
       const at = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
       const later = await createServiceAccount(tg, { expires_at: at });
       t.equal(later.account.expires_at, at.replace('Z', '.000Z'));
-      const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${later.account.id}` })).json() as AccountView;
+      const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${later.account.id}` })).json<AccountView>();
       t.equal(shown.expires_at, later.account.expires_at);
       t.equal((await signedInject(tg, later, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'works before it');
     });
@@ -66,7 +66,7 @@ for (const store of ['redis', 'embedded'] as const) {
         t.equal(response.json().field, 'expires_at');
         t.match(response.json().message, message);
       }
-      const listed = (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json() as { service_accounts: AccountView[] };
+      const listed = (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json<{ service_accounts: AccountView[] }>();
       t.notOk(listed.service_accounts.some((a) => a.public_key === publicKey), 'nothing was written');
     });
 
@@ -83,7 +83,7 @@ for (const store of ['redis', 'embedded'] as const) {
       const pem = createPublicKey(nextPrivate).export({ type: 'spki', format: 'pem' }).toString();
       const added = await adminInject(tg, { method: 'POST', url: `/admin/v1/service-accounts/${old.account.id}/keys`, payload: { public_key: pem } });
       t.equal(added.statusCode, 201, added.body);
-      const both = added.json() as AccountView;
+      const both = added.json<AccountView>();
       t.equal(both.public_key, old.account.public_key, 'public_key stays the first (oldest) key');
       t.equal(both.fingerprint, oldFingerprint);
       t.same(both.public_keys.map((k) => k.fingerprint), [oldFingerprint, fingerprintOf(nextLine)]);
@@ -106,7 +106,7 @@ for (const store of ['redis', 'embedded'] as const) {
 
       const removed = await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${old.account.id}/keys/${encodeURIComponent(oldFingerprint)}` });
       t.equal(removed.statusCode, 200, removed.body);
-      const rotated = removed.json() as AccountView;
+      const rotated = removed.json<AccountView>();
       t.equal(rotated.fingerprint, fingerprintOf(nextLine), 'the remaining key is now the first');
       t.equal(rotated.public_key, nextLine.replace(/ next$/, ''));
       t.equal(rotated.public_keys.length, 1);
@@ -142,7 +142,7 @@ for (const store of ['redis', 'embedded'] as const) {
       const unknown = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts/sa_nope/keys', payload: { public_key: sshPublicKeyLine(newKey()) } });
       t.equal(unknown.statusCode, 404);
       t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/sa_nope/keys/${encodeURIComponent(sa.account.fingerprint)}` })).statusCode, 404);
-      const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${sa.account.id}` })).json() as AccountView;
+      const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${sa.account.id}` })).json<AccountView>();
       t.equal(shown.public_keys.length, 1, 'nothing was added');
       const noAuth = await tg.gateway.adminApp.inject({ method: 'POST', url: keys, payload: { public_key: sshPublicKeyLine(newKey()) } });
       t.equal(noAuth.statusCode, 401, 'the admin token is required');

@@ -24,7 +24,7 @@ function outcome(value: unknown): Outcome {
     return parsePublicKeyInput(value);
   } catch (error) {
     if (!(error instanceof PublicKeyError)) throw error;
-    if (error.message.length === 0) throw new Error('a PublicKeyError without a message');
+    if (error.message.length === 0) throw new Error('a PublicKeyError without a message', { cause: error });
     return { refused: error.message, private: error instanceof PrivateKeyGivenError };
   }
 }

@@ -52,7 +52,7 @@ t.test('each form is stored as the ssh-ed25519 line, with the fingerprint ssh-ke
   for (const [name, publicKeyValue] of forms) {
     const created = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: name, public_key: publicKeyValue, permissions: ['view_balance'] } });
     t.equal(created.statusCode, 201, `${name}: ${created.body}`);
-    const account = created.json() as CreatedServiceAccount;
+    const account = created.json<CreatedServiceAccount>();
     t.equal(account.public_key, name === 'ssh-ed25519 line' ? `${line} ops@example` : line, `${name}: stored as the ssh-ed25519 line`);
     t.equal(account.fingerprint, sshKeygenFingerprint(line), `${name}: the fingerprint ssh-keygen -lf prints`);
     const signed = await signedInject(tg, { account, privateKey }, { method: 'GET', url: '/v1/balance' });
@@ -114,7 +114,7 @@ t.test('anything else: 400 naming public_key and the accepted forms, or what is 
     ['DER with NULL parameters', pemOf(Buffer.concat([Buffer.from('302c300706032b65700500032100', 'hex'), der.subarray(12)])), 'public_key: is not a valid DER SubjectPublicKeyInfo: the Ed25519 AlgorithmIdentifier has parameters, which RFC 8410 forbids'],
     ['DER with a long-form length', pemOf(Buffer.concat([Buffer.from('30812a', 'hex'), der.subarray(2)])), 'public_key: is not a valid DER SubjectPublicKeyInfo: the length of the SubjectPublicKeyInfo SEQUENCE is not in its shortest (DER) form'],
     ['DER with unused bits', pemOf(Buffer.concat([der.subarray(0, 11), Buffer.from([1]), der.subarray(12)])), 'public_key: is not a valid DER SubjectPublicKeyInfo: the subjectPublicKey BIT STRING must start with 0 unused bits'],
-    ['PEM with text after it', `${publicKey.export({ format: 'pem', type: 'spki' })}\nextra`, 'public_key: has no "-----END PUBLIC KEY-----" line at its end'],
+    ['PEM with text after it', `${String(publicKey.export({ format: 'pem', type: 'spki' }))}\nextra`, 'public_key: has no "-----END PUBLIC KEY-----" line at its end'],
     ['PEM with non-canonical base64', `-----BEGIN PUBLIC KEY-----\n${nonCanonicalBase64(der)}\n-----END PUBLIC KEY-----`, 'public_key: is a PEM block whose base64 is not canonical'],
     ['a certificate', '-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----', 'public_key: is an X.509 certificate, not a public key; give its public key (openssl x509 -pubkey -noout -in FILE)'],
     ['an RFC 4716 key', '---- BEGIN SSH2 PUBLIC KEY ----\nAAAA\n---- END SSH2 PUBLIC KEY ----', 'public_key: is an RFC 4716 SSH2 public key; convert it to a line with ssh-keygen -i -f FILE'],

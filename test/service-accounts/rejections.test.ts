@@ -18,7 +18,7 @@ async function expectRejected(
   const contacted = tg.upstreams.banking.received.length;
   const response = await send();
   t.equal(response.statusCode, expected.status, `status for ${expected.code}: ${response.body}`);
-  const body = response.json() as Record<string, string>;
+  const body = response.json<Record<string, string>>();
   // Only a signature that does not verify carries the base the gateway computed.
   const members = expected.code === 'signature_invalid' ? ['error', 'message', 'request_id', 'signature_base'] : ['error', 'message', 'request_id'];
   t.same(Object.keys(body).sort(), members, 'the catalog error body');

@@ -31,7 +31,7 @@ async function refused(t: Test, headers: Record<string, string>, code: string, u
   const contacted = tg.upstreams.banking.received.length;
   const response = await tg.gateway.publicApp.inject({ method: 'GET', url, headers });
   t.equal(response.statusCode, 401, response.body);
-  const body = response.json() as Record<string, string>;
+  const body = response.json<Record<string, string>>();
   t.equal(body.error, code);
   t.ok(body.message && body.message.length > 0, 'a message says why');
   t.match(body.request_id, /^[0-9a-f]{8}-[0-9a-f-]{27}$/);

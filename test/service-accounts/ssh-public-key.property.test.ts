@@ -15,7 +15,7 @@ function parseOutcome(line: string): SshEd25519Key | string {
     return parseSshEd25519PublicKey(line);
   } catch (error) {
     if (!(error instanceof PublicKeyError)) throw error;
-    if (error.message.length === 0) throw new Error('a PublicKeyError without a message');
+    if (error.message.length === 0) throw new Error('a PublicKeyError without a message', { cause: error });
     return error.message;
   }
 }

@@ -8,7 +8,6 @@ import { buildGateway } from '../../gateway/app.js';
 import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { openStore } from '../../gateway/store/open-store.js';
 import type { CredentialStore } from '../../gateway/store/types.js';
-import type { TestGateway } from '../helpers/gateway.js';
 import { testSettings } from '../helpers/gateway.js';
 import { LogCapture } from '../helpers/log-capture.js';
 import { deleteKeysWithPrefix } from '../helpers/redis.js';
@@ -43,7 +42,7 @@ t.test('round trips and writes per signed request', async (t) => {
     await upstreams.banking.close();
     await deleteKeysWithPrefix(redisPrefix!);
   });
-  const tg = { gateway, settings, adminToken: settings.adminToken!, upstreams, logs: new LogCapture(), redisPrefix } as TestGateway;
+  const tg = { gateway, settings, adminToken: settings.adminToken!, upstreams, logs: new LogCapture(), redisPrefix };
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'], allowed_ips: ['10.0.0.0/8'] });
   const during = async (send: () => Promise<unknown>) => {
     calls.length = 0;

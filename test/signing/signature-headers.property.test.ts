@@ -136,7 +136,7 @@ t.test('parameters a header cannot carry are a SignatureError when signing', asy
     t,
     fc.property(bad, (parameters) => {
       try {
-        signMessage(request, ['@method'], parameters as SignatureParameters, privateKey);
+        signMessage(request, ['@method'], parameters, privateKey);
       } catch (error) {
         if (error instanceof SignatureError && error.reason === 'malformed') return;
         throw error;

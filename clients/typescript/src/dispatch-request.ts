@@ -13,7 +13,7 @@ export function headerPairs(headers: DispatchHeaders | null | undefined): Header
   if (headers === null || headers === undefined) return [];
   const pairs: HeaderPair[] = [];
   if (Array.isArray(headers) && (headers.length === 0 || typeof headers[0] === 'string')) {
-    const flat = headers as string[];
+    const flat = headers;
     if (flat.length % 2 !== 0) throw new TypeError('a flat header array must hold name, value pairs');
     for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
     return pairs;

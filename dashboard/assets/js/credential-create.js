@@ -6,7 +6,7 @@ import { announce, h, replaceChildren } from './dom.js';
 import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
 import { capitalized } from './format.js';
 
-function formCard(...children) {
+export function formCard(...children) {
   return h('div', { class: 'card form-card' }, h('div', { class: 'card-body' }, children));
 }
 
@@ -54,13 +54,13 @@ async function submit(form, { read, problems, path, created }) {
 }
 
 /**
- * After a create: `secrets` (secretReveal's options) shown this once, a `warning` ({ title, text })
- * to copy them now, optional `details`, and Done, which calls `done`. Focus moves to the title.
+ * After a create (or a secret roll): `secrets` (secretReveal's options) shown this once, a `warning`
+ * ({ title, text }) to copy them now, optional `details`, and Done, which calls `done`. Focus moves
+ * to the title (`title`, "<Noun> created" unless told).
  */
-export function showCreated({ panel, noun, prefix, route }, { text, secrets, warning, details = null, done }) {
+export function showCreated({ panel, noun, prefix, route }, { title = `${capitalized(noun)} created`, text, secrets, warning, details = null, done }) {
   // The URL leaves the form, so a reload shows the list, where the secrets are hidden.
   history.replaceState(null, '', route);
-  const title = `${capitalized(noun)} created`;
   replaceChildren(
     panel,
     formCard(

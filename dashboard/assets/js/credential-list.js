@@ -101,9 +101,17 @@ function labelCells(tr, columns) {
   return tr;
 }
 
-/** The row's Delete button; its hidden text names the row, so the buttons differ for screen readers. */
-export function deleteCell({ noun }, name, onClick) {
-  return h('td', { class: 'actions-cell' }, h('button', { type: 'button', class: 'button button-small button-danger-outline', on: { click: onClick } }, 'Delete', h('span', { class: 'visually-hidden' }, ` ${noun} ${name}`)));
+/**
+ * The row's Delete button, after any `extra` buttons (rowButton); its hidden text names the row, so
+ * the buttons differ for screen readers.
+ */
+export function deleteCell({ noun }, name, onClick, extra = []) {
+  return h('td', { class: 'actions-cell' }, h('div', { class: 'row-actions' }, extra, h('button', { type: 'button', class: 'button button-small button-danger-outline', on: { click: onClick } }, 'Delete', h('span', { class: 'visually-hidden' }, ` ${noun} ${name}`))));
+}
+
+/** A small button for a row's actions cell: `text`, then hidden words naming the row. */
+export function rowButton({ noun }, name, text, onClick) {
+  return h('button', { type: 'button', class: 'button button-small', on: { click: onClick } }, text, h('span', { class: 'visually-hidden' }, ` of ${noun} ${name}`));
 }
 
 /**

@@ -12,6 +12,21 @@ export function timeElement(iso, style = 'date') {
   return h('time', { datetime: date.toISOString(), title: dateTimeFormat.format(date) }, style === 'relative' ? relativeTime(date) : dateFormat.format(date));
 }
 
+/** <time> with the date and the time of day (expiries, the end of a grace period). */
+export function dateTimeElement(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return document.createTextNode('—');
+  return h('time', { datetime: date.toISOString(), title: date.toISOString() }, dateTimeFormat.format(date));
+}
+
+/** The browser's offset from UTC as people write it: 'UTC', 'UTC+02:00', 'UTC-05:30'. */
+export function utcOffsetText(date = new Date()) {
+  const minutes = -date.getTimezoneOffset();
+  if (minutes === 0) return 'UTC';
+  const abs = Math.abs(minutes);
+  return `UTC${minutes > 0 ? '+' : '-'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
 export function relativeTime(date) {
   const seconds = Math.round((date.getTime() - Date.now()) / 1000);
   const units = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60]];

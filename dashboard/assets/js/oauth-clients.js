@@ -1,9 +1,20 @@
-// Settings -> API Credentials -> OAuth clients: list with scopes, create (secret shown once), delete.
-import { h } from './dom.js';
-import { checkboxField, checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
-import { showCreateForm, showCreated } from './credential-create.js';
-import { confirmAndDelete, deleteCell, pageLoader, showCredentialList } from './credential-list.js';
-import { timeElement } from './format.js';
+// Settings -> API Credentials -> OAuth clients: list with scopes, create (secret shown once),
+// roll the secret (new one shown once, the old one kept for a grace period), delete.
+import { api } from './api.js';
+import { h, replaceChildren } from './dom.js';
+import { checkboxField, checkboxGroup, checkedValues, chips, formSummary, routesText, textField } from './components.js';
+import { formCard, showCreateForm, showCreated } from './credential-create.js';
+import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
+import { clearErrors, clearErrorsOnEdit, showApiError } from './form-errors.js';
+import { dateTimeElement, relativeTime, timeElement } from './format.js';
+
+/** How long the replaced secret keeps working (the API allows 0 to 7 days). */
+const GRACE_CHOICES = [
+  { seconds: 0, title: 'None', detail: 'The old secret is refused at once: for a leaked secret.' },
+  { seconds: 3_600, title: '1 hour', detail: 'Time to deploy the new secret before the old one stops working.' },
+  { seconds: 86_400, title: '24 hours', detail: 'For deployments that take a day to reach every instance.' },
+  { seconds: 604_800, title: '7 days', detail: 'The longest grace period.' },
+];
 
 export function oauthClientsTab(panel, vocabulary) {
   const tab = { panel, noun: 'OAuth client', prefix: 'oc', route: '#oauth-clients', path: '/admin/v1/clients' };
@@ -29,7 +40,7 @@ export function oauthClientsTab(panel, vocabulary) {
       h('td', {}, chips(client.scopes)),
       h('td', {}, client.account_id ?? h('span', { class: 'muted' }, '—')),
       h('td', {}, timeElement(client.created_at)),
-      deleteCell(tab, client.name, () => deleteClient(client)),
+      deleteCell(tab, client.name, () => deleteClient(client), [rowButton(tab, client.name, 'Roll secret', () => showRoll(client))]),
     );
   }
 
@@ -91,6 +102,80 @@ export function oauthClientsTab(panel, vocabulary) {
         { id: 'created-client-secret', label: 'Client secret', value: client.client_secret },
       ],
       warning: { title: 'Copy the client secret now: it will not be shown again.', text: 'The gateway keeps only a hash of it. If it is lost, delete this client and create a new one.' },
+      done: showList,
+    });
+  }
+
+  /** Roll the secret: choose the grace period; the new secret is shown once, as at creation. */
+  function showRoll(client) {
+    const form = h(
+      'form',
+      { novalidate: true, 'aria-labelledby': 'oc-roll-title' },
+      h('h2', { id: 'oc-roll-title' }, `Roll the secret of “${client.name}”`),
+      h('p', { class: 'intro' }, 'The gateway makes a new secret, shown once. The new secret works at once; tokens already issued stay valid.'),
+      formSummary(),
+      h(
+        'fieldset',
+        { class: 'field', 'data-field': 'grace_seconds', 'data-label': 'Grace period', 'aria-describedby': 'oc-grace-hint oc-grace-error' },
+        h('legend', {}, 'Grace period'),
+        h('p', { id: 'oc-grace-hint', class: 'hint' }, 'How long the current secret keeps working after the roll.'),
+        h(
+          'div',
+          { class: 'checkbox-list' },
+          GRACE_CHOICES.map((choice, i) =>
+            h(
+              'label',
+              { class: 'checkbox-option', for: `oc-grace-${choice.seconds}` },
+              h('input', { type: 'radio', id: `oc-grace-${choice.seconds}`, name: 'grace_seconds', value: String(choice.seconds), checked: i === 0, 'aria-describedby': `oc-grace-${choice.seconds}-detail` }),
+              h('span', {}, h('span', { class: 'option-title' }, choice.title), h('span', { id: `oc-grace-${choice.seconds}-detail`, class: 'option-detail' }, choice.detail)),
+            ),
+          ),
+        ),
+        h('p', { id: 'oc-grace-error', class: 'field-error', hidden: true }),
+      ),
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit', class: 'button button-primary' }, 'Roll secret'),
+        h('button', { type: 'button', class: 'button', on: { click: () => void showList() } }, 'Cancel'),
+      ),
+    );
+    clearErrorsOnEdit(form);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      clearErrors(form);
+      const grace = Number(form.querySelector('input[name="grace_seconds"]:checked')?.value ?? '0');
+      const button = form.querySelector('button[type="submit"]');
+      button.disabled = true;
+      try {
+        showRolled(await api.post(`${tab.path}/${encodeURIComponent(client.client_id)}/secret`, { grace_seconds: grace }));
+      } catch (error) {
+        button.disabled = false;
+        showApiError(form, error);
+      }
+    });
+    replaceChildren(panel, formCard(form));
+    form.querySelector('input[name="grace_seconds"]:checked').focus();
+  }
+
+  function showRolled(client) {
+    const until = client.previous_secret_expires_at;
+    showCreated(tab, {
+      title: 'Client secret rolled',
+      text: until
+        ? `“${client.name}” has a new secret. The previous secret keeps working until ${new Date(until).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} (${relativeTime(new Date(until))}).`
+        : `“${client.name}” has a new secret. The previous secret no longer works.`,
+      secrets: [
+        { id: 'created-client-id', label: 'Client ID', value: client.client_id },
+        { id: 'created-client-secret', label: 'Client secret', value: client.client_secret },
+      ],
+      warning: { title: 'Copy the client secret now: it will not be shown again.', text: 'The gateway keeps only a hash of it. If it is lost, roll the secret again.' },
+      details: h(
+        'dl',
+        { class: 'details' },
+        h('dt', {}, 'Previous secret'),
+        h('dd', { id: 'previous-secret-expiry' }, until ? ['Works until ', dateTimeElement(until)] : 'Refused from now on'),
+      ),
       done: showList,
     });
   }

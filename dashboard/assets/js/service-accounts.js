@@ -1,9 +1,27 @@
-// Settings -> API Credentials -> Service accounts: list, create (Access ID shown once), delete.
-import { h } from './dom.js';
-import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
-import { showCreateForm, showCreated } from './credential-create.js';
-import { confirmAndDelete, deleteCell, pageLoader, showCredentialList } from './credential-list.js';
-import { timeElement } from './format.js';
+// Settings -> API Credentials -> Service accounts: list, create (Access ID shown once, optional
+// expiry), keys (add a second key, remove one of two: key rotation), delete.
+import { api } from './api.js';
+import { announce, h, replaceChildren } from './dom.js';
+import { checkboxGroup, checkedValues, chips, formSummary, routesText, textField } from './components.js';
+import { confirmDialog } from './confirm-dialog.js';
+import { formCard, showCreateForm, showCreated } from './credential-create.js';
+import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
+import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
+import { dateTimeElement, timeElement, utcOffsetText } from './format.js';
+
+/** A service account holds at most this many public keys (the API's limit). */
+const MAX_KEYS = 2;
+
+/** "Never", the moment it expires, or that it has expired. */
+function expiryCell(account) {
+  if (!account.expires_at) return h('span', { class: 'muted' }, 'Never');
+  const expired = new Date(account.expires_at).getTime() <= Date.now();
+  return expired ? h('span', { class: 'expired' }, '(expired) ', dateTimeElement(account.expires_at)) : dateTimeElement(account.expires_at);
+}
+
+function keysOf(account) {
+  return account.public_keys?.length ? account.public_keys : [{ fingerprint: account.fingerprint, public_key: account.public_key, added_at: account.created_at }];
+}
 
 /** Permissions that move money get a visible mark, to make over-granting stand out. */
 const MONEY_MOVING = new Set(['initiate_payment', 'cancel_scheduled_payments', 'refund_transaction']);
@@ -42,13 +60,19 @@ export function serviceAccountsTab(panel, vocabulary) {
     return h(
       'tr',
       { 'data-id': account.id },
-      h('td', {}, h('div', { class: 'cell-title' }, account.description), h('div', { class: 'cell-sub fingerprint', title: `Key fingerprint ${account.fingerprint}` }, account.fingerprint)),
+      h(
+        'td',
+        {},
+        h('div', { class: 'cell-title' }, account.description),
+        keysOf(account).map((key) => h('div', { class: 'cell-sub fingerprint', title: `Key fingerprint ${key.fingerprint}` }, key.fingerprint)),
+      ),
       h('td', {}, h('span', { class: 'masked', title: 'Shown in full only once, when the account was created' }, maskedAccessId(account))),
       h('td', {}, chips(account.permissions, MONEY_MOVING)),
       h('td', {}, anyAddress ? h('span', { class: 'ip-any' }, 'Any address') : h('ul', { class: 'ip-list' }, account.allowed_ips.map((ip) => h('li', {}, ip)))),
-      h('td', {}, timeElement(account.created_at)),
+      // The expiry goes under the creation date: the table has no room for another column.
+      h('td', {}, timeElement(account.created_at), h('div', { class: 'cell-expiry' }, account.expires_at ? ['Expires ', expiryCell(account)] : h('span', { class: 'muted' }, 'Never expires'))),
       h('td', {}, account.last_used_at ? [timeElement(account.last_used_at, 'relative'), account.last_used_ip ? h('div', { class: 'cell-sub nowrap' }, `from ${account.last_used_ip}`) : null] : h('span', { class: 'muted' }, 'Never')),
-      deleteCell(tab, account.description, () => deleteAccount(account)),
+      deleteCell(tab, account.description, () => deleteAccount(account), [rowButton(tab, account.description, 'Keys', () => void showKeys(account.id))]),
     );
   }
 
@@ -120,6 +144,14 @@ export function serviceAccountsTab(panel, vocabulary) {
           hint: [`One per line or comma-separated: an IPv4 address, an IPv4 CIDR range or an IPv6 address. Leave empty to accept requests from any address (default: `, h('code', {}, defaultIps), ').'],
           attributes: { rows: '3', placeholder: '203.0.113.10\n198.51.100.0/24\n2001:db8::10' },
         }),
+        textField({
+          id: 'sa-expires-at',
+          field: 'expires_at',
+          label: 'Expires',
+          optional: true,
+          hint: `Leave empty for a credential that never expires. In your time zone (${utcOffsetText()}); from then on every request with this Access ID is rejected.`,
+          attributes: { type: 'datetime-local', step: '60' },
+        }),
         textField({ id: 'sa-account-id', field: 'account_id', label: 'Account ID', optional: true, hint: 'Passed to the banking API in x-gateway-account-id, to tie this credential to an account.', attributes: { maxlength: '200' } }),
       ],
       read: readForm,
@@ -134,6 +166,12 @@ export function serviceAccountsTab(panel, vocabulary) {
     const ips = splitIps(value('#sa-allowed-ips'));
     if (ips.length > 0) body.allowed_ips = ips;
     if (value('#sa-account-id')) body.account_id = value('#sa-account-id');
+    // datetime-local is the browser's local time, without zone: sent as RFC 3339 UTC.
+    const expires = value('#sa-expires-at');
+    if (expires) {
+      const at = new Date(expires);
+      body.expires_at = Number.isNaN(at.getTime()) ? expires : at.toISOString().replace(/\.000Z$/, 'Z');
+    }
     return body;
   }
 
@@ -159,9 +197,130 @@ export function serviceAccountsTab(panel, vocabulary) {
         h('dt', {}, 'Key fingerprint'), h('dd', { class: 'mono' }, account.fingerprint ?? ''),
         h('dt', {}, 'Permissions'), h('dd', {}, chips(account.permissions, MONEY_MOVING)),
         h('dt', {}, 'Allowed IPs'), h('dd', { class: 'mono' }, account.allowed_ips.join(', ')),
+        h('dt', {}, 'Expires'), h('dd', {}, expiryCell(account)),
       ),
       done: showList,
     });
+  }
+
+  /** The account's keys: each fingerprint, Remove when it holds two, and a form to add one. */
+  async function showKeys(id, notice = null) {
+    let account;
+    try {
+      account = await api.get(`${tab.path}/${encodeURIComponent(id)}`);
+    } catch (error) {
+      await showList({ kind: 'error', text: `The service account could not be loaded: ${error.message}` });
+      return;
+    }
+    renderKeys(account, notice);
+  }
+
+  function renderKeys(account, notice) {
+    const keys = keysOf(account);
+    const status = h('div', { role: 'status', 'aria-live': 'polite' });
+    if (notice) replaceChildren(status, h('div', { class: `alert alert-${notice.kind}`, role: notice.kind === 'error' ? 'alert' : null }, notice.text));
+    const keyList = h(
+      'ul',
+      { class: 'key-list', 'aria-label': 'Public keys' },
+      keys.map((key) =>
+        h(
+          'li',
+          { class: 'key-item' },
+          h('div', { class: 'key-text' }, h('div', { class: 'key-fingerprint mono' }, key.fingerprint), h('div', { class: 'hint' }, 'Added ', dateTimeElement(key.added_at))),
+          keys.length >= MAX_KEYS ? h('button', { type: 'button', class: 'button button-small button-danger-outline', on: { click: () => void removeKey(account, key) } }, 'Remove', h('span', { class: 'visually-hidden' }, ` key ${key.fingerprint}`)) : null,
+        ),
+      ),
+    );
+    const form = h(
+      'form',
+      { novalidate: true, 'aria-labelledby': 'sa-add-key-title', class: 'add-key-form' },
+      h('h3', { id: 'sa-add-key-title' }, 'Add key'),
+      formSummary(),
+      textField({
+        id: 'sa-new-public-key',
+        field: 'public_key',
+        label: 'New public key',
+        multiline: true,
+        mono: true,
+        hint: [
+          'The new Ed25519 public key: an ',
+          h('code', {}, 'ssh-ed25519'),
+          ' line, a PEM block or a JWK. Both keys then verify signatures: move the program to the new key, then remove the old one. ',
+          `An account holds at most ${MAX_KEYS} keys.`,
+        ],
+        attributes: { rows: '3', placeholder: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… payroll-export-2' },
+      }),
+      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Add key')),
+    );
+    clearErrorsOnEdit(form);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void addKey(account, form);
+    });
+    replaceChildren(
+      tab.panel,
+      formCard(
+        h('h2', { id: 'sa-keys-title', tabindex: '-1' }, `Keys of “${account.description}”`),
+        status,
+        h(
+          'dl',
+          { class: 'details' },
+          h('dt', {}, 'Access ID'), h('dd', {}, h('span', { class: 'masked' }, maskedAccessId(account))),
+          h('dt', {}, 'Expires'), h('dd', { id: 'sa-keys-expires' }, expiryCell(account)),
+        ),
+        h('h3', {}, `Public keys (${keys.length} of ${MAX_KEYS})`),
+        keyList,
+        form,
+        h('div', { class: 'actions' }, h('button', { type: 'button', class: 'button', on: { click: () => void showList() } }, 'Back to service accounts')),
+      ),
+    );
+    document.getElementById('sa-keys-title').focus();
+  }
+
+  async function addKey(account, form) {
+    clearErrors(form);
+    const publicKey = form.querySelector('#sa-new-public-key').value.trim();
+    if (/PRIVATE KEY/.test(publicKey) || /"d"\s*:/.test(publicKey)) return void showFieldErrors(form, [{ field: 'public_key', message: 'This is a private key. Paste the public key instead, and keep the private key secret.' }]);
+    if (!publicKey) return void showFieldErrors(form, [{ field: 'public_key', message: 'Paste the new public key.' }]);
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      const updated = await api.post(`${tab.path}/${encodeURIComponent(account.id)}/keys`, { public_key: publicKey });
+      const added = keysOf(updated).find((k) => !keysOf(account).some((old) => old.fingerprint === k.fingerprint));
+      const text = `Key ${added?.fingerprint ?? ''} added. Both keys now verify signatures: move the program to the new key, then remove the old one.`;
+      announce(text);
+      renderKeys(updated, { kind: 'success', text });
+    } catch (error) {
+      button.disabled = false;
+      // 409s (the account already holds two keys, or this one) concern the pasted key: shown at it.
+      if (error.code === 'service_account_key_limit' || error.code === 'service_account_key_exists') showFieldErrors(form, [{ field: 'public_key', message: error.message }]);
+      else showApiError(form, error);
+    }
+  }
+
+  async function removeKey(account, key) {
+    const confirmed = await confirmDialog({
+      title: 'Remove key?',
+      body: [
+        h('p', {}, 'The key ', h('strong', { class: 'mono key-fingerprint' }, key.fingerprint), ` will be removed from “${account.description}”.`),
+        h('p', { class: 'dialog-warning' }, 'From now on, requests signed with this key are rejected. Move the program to the other key first.'),
+      ],
+      confirmLabel: 'Remove key',
+    });
+    if (!confirmed) return;
+    try {
+      const updated = await api.delete(`${tab.path}/${encodeURIComponent(account.id)}/keys/${encodeURIComponent(key.fingerprint)}`);
+      const text = `Key ${key.fingerprint} removed: requests signed with it are now rejected.`;
+      announce(text);
+      renderKeys(updated, { kind: 'success', text });
+    } catch (error) {
+      const text =
+        error.code === 'service_account_last_key'
+          ? `The key was not removed: it is the account’s only key. Add its replacement first, or delete the account. (${error.message})`
+          : `The key could not be removed: ${error.message}`;
+      announce(text);
+      await showKeys(account.id, { kind: 'error', text });
+    }
   }
 
   return {
