@@ -86,14 +86,14 @@ for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as cons
     await page.getByRole('heading', { name: 'Create service account' }).waitFor();
     await checkLayout(t, page, width, 'service-account-create');
     await page.getByRole('button', { name: 'Create service account' }).click();
-    t.same(await visibleFieldErrors(page), ['Enter a description.', 'Paste the public key: one line starting with ssh-ed25519.', 'Choose at least one permission.']);
+    t.same(await visibleFieldErrors(page), ['Enter a description.', 'Paste the public key: an ssh-ed25519 line, a PEM public key or a JWK.', 'Choose at least one permission.']);
     t.equal(await page.evaluate('document.activeElement.id'), 'sa-description');
     t.same(posts, [], 'nothing was sent');
     await checkLayout(t, page, width, 'service-account-errors');
 
     // Filling one field clears only its error; the others stay until fixed.
     await page.getByLabel('Description').fill('Cash-flow forecaster');
-    t.same(await visibleFieldErrors(page), ['Paste the public key: one line starting with ssh-ed25519.', 'Choose at least one permission.']);
+    t.same(await visibleFieldErrors(page), ['Paste the public key: an ssh-ed25519 line, a PEM public key or a JWK.', 'Choose at least one permission.']);
 
     // What only the server can judge is shown at the field its 400 names.
     const { privateKey } = generateKeyPairSync('ed25519');

@@ -180,7 +180,7 @@ export function serviceAccountsTab(panel, vocabulary) {
     const found = [];
     if (!body.description) found.push({ field: 'description', message: 'Enter a description.' });
     if (/PRIVATE KEY/.test(body.public_key)) found.push({ field: 'public_key', message: 'This is a private key. Paste the public key (the .pub file) instead, and keep the private key secret.' });
-    else if (!body.public_key) found.push({ field: 'public_key', message: 'Paste the public key: one line starting with ssh-ed25519.' });
+    else if (!body.public_key) found.push({ field: 'public_key', message: 'Paste the public key: an ssh-ed25519 line, a PEM public key or a JWK.' });
     if (body.permissions.length === 0) found.push({ field: 'permissions', message: 'Choose at least one permission.' });
     return found;
   }
