@@ -41,6 +41,9 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number): Result<number, Context>;
     recordUse(accountKey: string, usageKey: string, usage: string): Result<number, Context>;
+    /** numberOfKeys, the failure counters, then the window and each counter's max. */
+    reserveFailureAttempt(...keysAndArgs: (string | number)[]): Result<[number, number], Context>;
+    releaseFailureAttempt(...keys: (string | number)[]): Result<number, Context>;
   }
 }
 
@@ -85,6 +88,9 @@ export class RedisCredentialStore implements CredentialStore {
     // Hot-path scripts run by SHA (EVALSHA), not by sending their text on every request.
     this.redis.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE });
     this.redis.defineCommand('recordUse', { numberOfKeys: 2, lua: RECORD_USE });
+    // Failure counters: a variable number of keys, so the key count is the first argument.
+    this.redis.defineCommand('reserveFailureAttempt', { lua: RESERVE_ATTEMPT });
+    this.redis.defineCommand('releaseFailureAttempt', { lua: RELEASE_ATTEMPT });
   }
 
   /** Connects and brings the keys to the current layout; an old layout on a Cluster is refused (OldLayoutOnClusterError). */
@@ -336,9 +342,7 @@ export class RedisCredentialStore implements CredentialStore {
   async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
     if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
     const keys = limits.map((l) => this.keys.failures(l.key));
-    const [allowed, waitMs] = (await this.guard(() =>
-      this.redis.eval(RESERVE_ATTEMPT, keys.length, ...keys, windowSeconds, ...limits.map((l) => l.max)),
-    )) as [number, number];
+    const [allowed, waitMs] = await this.guard(() => this.redis.reserveFailureAttempt(keys.length, ...keys, windowSeconds, ...limits.map((l) => l.max)));
     return allowed === 1 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
@@ -354,7 +358,7 @@ export class RedisCredentialStore implements CredentialStore {
 
   async releaseAttempt(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.guard(() => this.redis.eval(RELEASE_ATTEMPT, keys.length, ...keys.map((k) => this.keys.failures(k))));
+    await this.guard(() => this.redis.releaseFailureAttempt(keys.length, ...keys.map((k) => this.keys.failures(k))));
   }
 
   async takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
