@@ -3,7 +3,7 @@
 // store call; nothing reaches an upstream; the gateway recovers by itself; and the outage is
 // logged once when it begins and once when it ends, without stack traces.
 import { performance } from 'node:perf_hooks';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { listen } from '../helpers/http.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
@@ -30,13 +30,19 @@ function transitions(tg: TestGateway): { event: string; msg: string; reason?: st
   return tg.logs.lines.map((l) => JSON.parse(l) as { event?: string; msg: string }).filter((l): l is { event: string; msg: string } => l.event === 'store_down' || l.event === 'store_up');
 }
 
-t.test('a hung Redis: 503 within the command timeout, then at once; recovery by itself', async (t) => {
+/** A gateway on a Redis of the test's own (it is hung and stopped), a client, and a timed Bearer GET. */
+async function gatewayOnOwnRedis(t: Test) {
   const redis = await startRedisServer(t);
   const tg = await startTestGateway(t, { config: { redis_url: redis.url } });
   const { publicUrl, adminUrl } = await listen(tg);
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);
   const get = () => timed(`${publicUrl}/v1/sales/1`, { headers: { authorization: `Bearer ${token}` } });
+  return { redis, tg, publicUrl, adminUrl, client, get };
+}
+
+t.test('a hung Redis: 503 within the command timeout, then at once; recovery by itself', async (t) => {
+  const { redis, tg, publicUrl, adminUrl, client, get } = await gatewayOnOwnRedis(t);
   t.equal((await get()).status, 200, 'control: forwarded while Redis answers');
   t.match(await metric(tg, 'gateway_store_up'), /gateway_store_up 1/);
   const forwardedBefore = tg.upstreams.public.received.length;
@@ -100,12 +106,7 @@ t.test('a hung Redis: 503 within the command timeout, then at once; recovery by 
 });
 
 t.test('Redis gone (connection refused) and back empty: fail fast, recover, one line each way', async (t) => {
-  const redis = await startRedisServer(t);
-  const tg = await startTestGateway(t, { config: { redis_url: redis.url } });
-  const { publicUrl, adminUrl } = await listen(tg);
-  const client = await createClient(tg, ['sales']);
-  const token = await accessToken(tg, client);
-  const get = () => timed(`${publicUrl}/v1/sales/1`, { headers: { authorization: `Bearer ${token}` } });
+  const { redis, tg, adminUrl, get } = await gatewayOnOwnRedis(t);
   const forwardedBefore = tg.upstreams.public.received.length;
   const linesBefore = transitions(tg).length;
 
