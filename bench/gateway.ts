@@ -18,6 +18,8 @@ export interface GatewayOptions {
 export interface Gateway {
   url: string;
   adminUrl: string;
+  /** The decision listener (edge proxies ask there; 127.0.0.1 is its trusted proxy). */
+  decisionUrl: string;
   adminToken: string;
   /** The process started: the cluster primary when workers > 1. */
   pid: number;
@@ -30,13 +32,15 @@ const ISSUER = 'http://gateway.bench.test';
 const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1);
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const [port, adminPort] = [await freePort(), await freePort()];
+  const [port, adminPort, decisionPort] = [await freePort(), await freePort(), await freePort()];
   const adminToken = options.adminToken ?? randomBytes(32).toString('hex');
   const child: ChildProcess = await startProcess(
     START_ARGS,
     {
       GATEWAY_PORT: String(port),
       GATEWAY_ADMIN_PORT: String(adminPort),
+      GATEWAY_DECISION_PORT: String(decisionPort),
+      GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32',
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_ADMIN_TOKEN: adminToken,
       GATEWAY_DATA_DIR: options.dataDir,
@@ -53,7 +57,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     'gateway started',
   );
-  return { url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, adminToken, pid: child.pid!, stop: () => stopProcess(child) };
+  return { url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, decisionUrl: `http://127.0.0.1:${decisionPort}`, adminToken, pid: child.pid!, stop: () => stopProcess(child) };
 }
 
 export async function adminCall<T>(gateway: Gateway, method: string, path: string, body?: unknown): Promise<T> {

@@ -15,7 +15,7 @@ import { measureFigure, type Figure, type FigureTarget } from './measure.js';
 import { nginxInstalled, startNginx } from './nginx.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
 import { deleteRedisPrefix, localRedisPid, seedServiceAccounts } from './redis.js';
-import { signedBalanceTarget } from './signed-route.js';
+import { signedBalanceDecision, signedBalanceTarget } from './signed-route.js';
 import { printTable, ratio, type Line, type Row } from './table.js';
 import { wrk, wrkInstalled } from './wrk.js';
 
@@ -114,6 +114,8 @@ async function main(): Promise<void> {
   const gatewayPids = processTree(gateway.pid);
   const bearerOne = await gatewayFigure('gateway Bearer route', bearer(gateway, client.token), gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: Bearer route', figure: bearerOne, comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}` });
+  const bearerDecision = await gatewayFigure('gateway decision, Bearer (Envoy ext_authz)', { url: `${gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${client.token}` } }, gatewayPids, sidePids);
+  lines.push({ scenario: 'gateway: decision only, Bearer (Envoy shape)²', figure: bearerDecision, comparison: `vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}` });
   if (WORKERS > 1 && REDIS_URL) {
     // Same store and prefix: the client's token is valid there too.
     const workers = await startGateway({ upstream, dataDir: gatewayDir('workers'), redisPrefix, workers: WORKERS, adminToken: gateway.adminToken });
@@ -133,6 +135,9 @@ async function main(): Promise<void> {
   const signedTarget = await signedBalanceTarget(gateway);
   const signed = await gatewayFigure('gateway signed route', signedTarget, gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: signed banking route', figure: signed, comparison: `vs bare proxy: CPU ${ratio(signed.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.6×), req/s ${ratio(signed.requestsPerSecond / bare.requestsPerSecond)}` });
+  const signedDecision = await gatewayFigure('gateway decision, signed (Traefik forwardAuth)', signedBalanceDecision(gateway, signedTarget), gatewayPids, sidePids);
+  lines.push({ scenario: 'gateway: decision only, signed (Traefik shape)²', figure: signedDecision, comparison: `vs the proxied signed route: ${cpuAndRate(signedDecision, signed)}` });
+  notes.push('² The decision listener answers 200 with the identity headers and forwards nothing: the same checks as the proxied row above it, without the upstream round trip (an edge proxy in front would add its own cost).');
   if (REDIS_URL && ACCOUNTS > 0) {
     progress(`seeding ${ACCOUNTS} service accounts`);
     const seedStart = performance.now();

@@ -1,17 +1,13 @@
 // Builds the gateway from validated settings: the public listener (token endpoint + policy-driven
 // proxy) and the private admin listener (admin API, dashboard, health, metrics).
-import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formBody from '@fastify/formbody';
 import type { DestinationStream } from 'pino';
 import type { Settings } from './config/settings.js';
-import { GatewayError } from './errors.js';
 import { audit } from './http/audit.js';
 import { BodyBudget, countBodyAgainst } from './http/body-budget.js';
-import { clientErrorHandler } from './http/client-errors.js';
-import { installErrorReplies, sendError } from './http/error-reply.js';
 import { FailureThrottle } from './http/failure-throttle.js';
-import { loggerOptions, traceAwareChildLogger } from './http/logging.js';
+import { newFastify } from './http/listener.js';
 import { BUILD } from './build-info.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { clientAddressText } from './net/client-ip.js';
@@ -22,7 +18,8 @@ import type { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
 import { BearerAuthenticator } from './pipeline/authenticate-bearer.js';
-import { registerPipeline } from './pipeline/pipeline.js';
+import { registerPipeline, requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
+import { registerDecision } from './decision/decision-app.js';
 import { loadPolicyDirectory } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
 import { Lifecycle } from './process/lifecycle.js';
@@ -32,6 +29,7 @@ import { openStoreRuntime } from './ops/store-runtime.js';
 import type { Readiness } from './ops/readiness.js';
 import type { CredentialStore } from './store/types.js';
 import { registerAdmin } from './admin/admin-app.js';
+import { documentListener, listenerDocument } from './admin/api-document.js';
 
 export interface GatewayOptions {
   /** A store to use instead of the one the settings name (tests share one across instances). */
@@ -46,6 +44,8 @@ export interface Gateway {
   readonly settings: Settings;
   readonly publicApp: FastifyInstance;
   readonly adminApp: FastifyInstance;
+  /** The decision listener for edge proxies; only when GATEWAY_DECISION_PORT is set. */
+  readonly decisionApp: FastifyInstance | undefined;
   readonly store: CredentialStore;
   readonly policy: PolicyHolder;
   readonly keys: SigningKeys;
@@ -57,36 +57,6 @@ export interface Gateway {
   /** Re-reads the policy files; a bad file keeps the running policy and says why. */
   reloadPolicy(): { ok: boolean; routes: number; error?: string };
   close(): Promise<void>;
-}
-
-function newFastify(settings: Settings, options: GatewayOptions, bodyLimit: number): FastifyInstance {
-  const app = Fastify({
-    logger: loggerOptions(settings.logLevel, options.logStream),
-    genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    childLoggerFactory: traceAwareChildLogger,
-    // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
-    trustProxy: false,
-    bodyLimit,
-    // A request that reaches a closing listener on an open connection is answered (Fastify adds
-    // Connection: close), never refused: a stop must not fail requests (gateway/process/drain.ts).
-    return503OnClosing: false,
-    // What an unauthenticated client can hold: a connection, for these times at most.
-    requestTimeout: settings.requestTimeoutMs,
-    keepAliveTimeout: settings.keepAliveTimeoutMs,
-    // Node checks the timeouts every connectionsCheckingInterval (30 s by default): check often enough
-    // that a timeout means what it says.
-    http: { headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs) },
-    clientErrorHandler,
-    // Errors Fastify raises before routing (e.g. a malformed percent-encoding) use the catalog too.
-    frameworkErrors: (error, request, reply) => {
-      const code = (error as { code?: string }).code === 'FST_ERR_BAD_URL' ? 'ambiguous_path' : 'bad_request';
-      sendError(request, reply, new GatewayError(code, code === 'ambiguous_path' ? 'The request path is rejected: it contains a malformed percent-encoding.' : undefined));
-    },
-  });
-  app.server.maxConnections = settings.maxConnections;
-  installErrorReplies(app);
-  return app;
 }
 
 function observeRequests(app: FastifyInstance, metrics: GatewayMetrics): void {
@@ -124,6 +94,8 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   const bodyBudget = new BodyBudget(settings.bodyBufferBudgetBytes);
   metrics.observeBodyBudget(bodyBudget);
   const publicApp = newFastify(settings, options, settings.maxBodyBytes);
+  // Before any route: the OpenAPI document is generated from the routes registered after it.
+  await documentListener(publicApp, 'public', settings);
   // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
   publicApp.addHook('onRequest', readiness.gate());
   observeRequests(publicApp, metrics);
@@ -145,10 +117,10 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     registerTokenManagement(scope, { ...oauth, store });
   });
   registerDiscovery(publicApp, settings, keys);
-  const closeUpstreams = await registerPipeline(publicApp, {
+  // One set of checks for both modes: the proxy forwards what passes them, the decision listener answers for it.
+  const checks: CheckDependencies = {
     settings,
     observe: metrics.stages,
-    upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream },
     routes: () => policy.current,
     rateLimits: store,
     authenticators: {
@@ -158,18 +130,26 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     onAuthorized: (context) => {
       if (context.principal?.kind === 'service-account') usage.record(context.principal.account.accessId, context.clientAddress);
     },
-  });
+  };
+  const closeUpstreams = await registerPipeline(publicApp, { ...checks, settings, upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream } });
+  let decisionApp: FastifyInstance | undefined;
+  if (settings.decisionPort !== null) {
+    decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');
+    decisionApp.addHook('onRequest', readiness.gate());
+    await registerDecision(decisionApp, { settings, check: requestChecker(checks), metrics });
+  }
 
   const adminApp = newFastify(settings, options, settings.adminMaxBodyBytes);
   adminApp.addHook('preParsing', countBodyAgainst(bodyBudget));
   const lifecycle = new Lifecycle();
-  await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy, lifecycle, readiness });
+  await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy, lifecycle, readiness, publicApiDocument: () => listenerDocument(publicApp) });
 
   let closed = false;
   return {
     settings,
     publicApp,
     adminApp,
+    decisionApp,
     store,
     policy,
     keys,
@@ -184,7 +164,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([publicApp.close(), adminApp.close()]);
+      await Promise.all([publicApp.close(), adminApp.close(), decisionApp?.close()]);
       await closeUpstreams();
       await usage.close();
       await storeRuntime.close();

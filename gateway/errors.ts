@@ -72,6 +72,12 @@ export const ERRORS = {
   service_account_key_exists: { status: 409, message: 'The service account already holds this public key.', action: 'Nothing to do: the key already verifies signatures of this account.' },
   service_account_last_key: { status: 409, message: 'This is the service account\'s only public key; it cannot be removed.', action: 'Add the new key first, then remove the old one; or delete the service account.' },
 
+  // Decision listener (edge proxies asking for a decision)
+  body_not_checkable: { status: 403, message: 'The request carries a signed body the edge proxy does not send to the decision, and the route does not delegate the digest check to its upstream.', action: 'Operators: send the body to the decision (Envoy with_request_body, Traefik forwardBody) or set digest: upstream on the route and check Content-Digest in the upstream.' },
+  decision_caller_not_trusted: { status: 403, message: 'Only a trusted proxy (GATEWAY_TRUSTED_PROXIES) may ask the decision listener.', action: 'Operators: add the edge proxy\'s address to GATEWAY_TRUSTED_PROXIES, or call from it.' },
+  decision_request_invalid: { status: 400, message: 'The decision request does not describe the original request as its convention requires.', action: 'Operators: configure the edge proxy as the README section for it shows (the original method, URI and host headers).' },
+  body_partial: { status: 413, message: 'The edge proxy sent only part of the body, whose digest cannot be checked.', action: 'Operators: set the edge proxy\'s body buffer (Envoy max_request_bytes) to at least GATEWAY_MAX_BODY_BYTES, without allow_partial_message.' },
+
   // Dependencies
   server_busy: { status: 503, message: 'The gateway is busy; retry shortly.', action: 'Retry after the Retry-After seconds, with backoff.' },
   store_unavailable: { status: 503, message: 'The credential store cannot be reached; the request was not forwarded.', action: 'Retry with backoff; if it lasts, operators should check Redis (the request was not forwarded).' },

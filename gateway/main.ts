@@ -85,11 +85,12 @@ async function main(): Promise<void> {
   // after a few seconds, open it anyway (not ready: 503) and become ready when the store answers.
   for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline; ) await sleep(20);
   await gateway.publicApp.listen({ host: settings.host, port: settings.port });
+  if (gateway.decisionApp && settings.decisionPort !== null) await gateway.decisionApp.listen({ host: settings.decisionHost, port: settings.decisionPort });
   obeyOrders(gateway, log, { timing, afterClose: closeExamples });
   // The pid file exists before "gateway started" is logged: whoever waits for that line can signal.
   if (cluster.isPrimary && settings.pidFile) writePidFile(settings.pidFile);
   log.info(
-    { store: describeRedis(settings, redactUrl), routes: gateway.policy.current.routes.length, public: settings.port, admin: settings.adminPort },
+    { store: describeRedis(settings, redactUrl), routes: gateway.policy.current.routes.length, public: settings.port, admin: settings.adminPort, decision: settings.decisionPort },
     cluster.isWorker ? 'worker started' : 'gateway started',
   );
   if (cluster.isWorker) reportReady();

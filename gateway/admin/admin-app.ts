@@ -14,7 +14,10 @@ import { adminGuard } from './admin-auth.js';
 import { requireAdminHost } from './admin-host.js';
 import { actorOf, audit } from '../http/audit.js';
 import { registerClientRoutes } from './clients-routes.js';
-import { openApiDocument } from './openapi.js';
+import { ADMIN_SECURITY, documentListener, mergedDocument, type ApiDocument } from './api-document.js';
+import { adminErrors } from './schemas/error-body.js';
+import { PolicySchema, SigningKeyRotationSchema } from './schemas/operations.js';
+import { described } from './schemas/schema-helpers.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerDashboard } from '../dashboard/dashboard-app.js';
 
@@ -27,9 +30,13 @@ export interface AdminDependencies {
   policy: PolicyHolder;
   lifecycle: Lifecycle;
   readiness: Readiness;
+  /** The public listener's generated OpenAPI document, merged into the one served here. */
+  publicApiDocument: () => Promise<ApiDocument>;
 }
 
 export async function registerAdmin(app: FastifyInstance, deps: AdminDependencies): Promise<void> {
+  // First: @fastify/swagger documents the routes registered after it.
+  await documentListener(app, 'admin', deps.settings);
   app.addHook('onRequest', requireAdminHost(deps.settings.adminHostnames));
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -60,7 +67,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     return deps.metrics.registry.metrics();
   });
 
-  app.get('/admin/openapi.json', async () => openApiDocument(deps.settings));
+  app.get('/admin/openapi.json', async () => mergedDocument(app.swagger() as unknown as ApiDocument, await deps.publicApiDocument()));
 
   const dashboard = await registerDashboard(app, deps);
 
@@ -70,13 +77,20 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     registerClientRoutes(api, deps.store, deps.hasher);
     registerServiceAccountRoutes(api, deps.store);
 
-    api.post('/admin/v1/signing-keys/rotate', async (request) => {
+    const rotateSchema = {
+      summary: 'Rotate the JWT signing key; every instance signs with the new key at once, and the old one verifies until its tokens have expired.',
+      tags: ['Operations'],
+      security: ADMIN_SECURITY,
+      response: { 200: described(SigningKeyRotationSchema, 'Rotated.'), ...adminErrors({ 400: 'validation_error: the signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE (rotate by replacing that file).' }) },
+    };
+    api.post('/admin/v1/signing-keys/rotate', { schema: rotateSchema }, async (request) => {
       const { kid, previousKid } = await deps.keys.rotate();
       audit(request.log, 'credential.rotated', { kind: 'signing_key', kid, previous_kid: previousKid, by: actorOf(request) });
       return { active_kid: kid, previous_kid: previousKid };
     });
 
-    api.get('/admin/v1/policy', async () => ({
+    const policySchema = { summary: 'The active policy routes.', tags: ['Operations'], security: ADMIN_SECURITY, response: { 200: described(PolicySchema, 'The routes.'), ...adminErrors() } };
+    api.get('/admin/v1/policy', { schema: policySchema }, async () => ({
       routes: deps.policy.current.routes.map((r) => ({
         id: r.id,
         method: r.method,
@@ -87,6 +101,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
         scopes: r.scopes,
         permissions: r.permissions,
         rate_limit: r.rateLimit ? { requests: r.rateLimit.requests, per_seconds: r.rateLimit.perSeconds } : null,
+        digest: r.digest,
       })),
     }));
   });

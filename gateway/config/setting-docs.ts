@@ -19,6 +19,8 @@ export const SETTING_DOCS = {
   port: { description: 'Port of the public listener (token endpoint and proxied routes).' },
   adminHost: { description: 'Address the admin listener (admin API, dashboard, health, metrics) binds; keep it private.', allowed: 'an IP address or host name' },
   adminPort: { description: 'Port of the admin listener.' },
+  decisionPort: { description: 'Port of the decision listener, where nginx, Envoy and Traefik ask whether a request may pass (README, Decision API); needs trusted_proxies.', default: 'off' },
+  decisionHost: { description: 'Address the decision listener binds; only the edge proxies may reach it.', allowed: 'an IP address or host name' },
   logLevel: { description: 'Lowest level of the log lines written.' },
   redisUrl: { description: 'Redis shared by all instances; unset (and no Cluster or Sentinel): the embedded single-process store.', allowed: 'a redis:// or rediss:// URL' },
   redisKeyPrefix: { description: 'Prefix of every Redis key the gateway writes.', allowed: 'any text' },

@@ -9,6 +9,8 @@ export const SOURCES = {
   port: ['port', 'GATEWAY_PORT'],
   adminHost: ['admin_host', 'GATEWAY_ADMIN_HOST'],
   adminPort: ['admin_port', 'GATEWAY_ADMIN_PORT'],
+  decisionPort: ['decision_port', 'GATEWAY_DECISION_PORT'],
+  decisionHost: ['decision_host', 'GATEWAY_DECISION_HOST'],
   logLevel: ['log_level', 'GATEWAY_LOG_LEVEL'],
   redisUrl: ['redis_url', 'REDIS_URL'],
   redisKeyPrefix: ['redis_key_prefix', 'GATEWAY_REDIS_KEY_PREFIX'],

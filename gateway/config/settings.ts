@@ -7,7 +7,10 @@ import { parse as parseYaml } from 'yaml';
 import { parseCidrList, type Cidr } from '../net/cidr.js';
 import { redisConnectionSettings, RedisSettingsError, usesRedis, type RedisConnectionSettings } from './redis-settings.js';
 import { readSecretKeyFile } from './secret-key-file.js';
-import { SOURCES, type Key } from './setting-sources.js';
+import { SOURCES } from './setting-sources.js';
+import { bool, int, list, lookup, oneOf, SettingsError, str, url, type Raw } from './setting-readers.js';
+
+export { redactUrl, SettingsError } from './setting-readers.js';
 
 export { SETTING_ENV_NAMES, SETTING_KEYS } from './setting-sources.js';
 
@@ -23,6 +26,9 @@ export interface Settings extends RedisConnectionSettings {
   readonly port: number;
   readonly adminHost: string;
   readonly adminPort: number;
+  /** The decision listener for edge proxies (gateway/decision); null: off. */
+  readonly decisionPort: number | null;
+  readonly decisionHost: string;
   readonly logLevel: string;
   /** Unset (and no Cluster or Sentinel settings): the embedded single-process store. */
   readonly redisUrl: string | undefined;
@@ -98,57 +104,6 @@ export interface DashboardUser {
   readonly passwordHash: string;
 }
 
-export class SettingsError extends Error {
-  constructor(readonly setting: string, problem: string) {
-    super(`Invalid setting ${setting}: ${problem}`);
-    this.name = 'SettingsError';
-  }
-}
-
-type Raw = Record<string, unknown>;
-
-/** Reads a value: environment first, then YAML. Returns [value, the name to report]. */
-function lookup(key: Key, yaml: Raw, env: NodeJS.ProcessEnv): [unknown, string] {
-  const [yamlKey, envName] = SOURCES[key];
-  const fromEnv = env[envName];
-  if (fromEnv !== undefined && fromEnv !== '') return [fromEnv, envName];
-  return [yaml[yamlKey], `${yamlKey} (config) / ${envName}`];
-}
-
-function str(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback?: string): string | undefined {
-  const [value, name] = lookup(key, yaml, env);
-  if (value === undefined || value === null || value === '') return fallback;
-  if (typeof value !== 'string' && typeof value !== 'number') throw new SettingsError(name, 'must be a string');
-  return String(value);
-}
-
-function int(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: number, min: number, max: number): number {
-  const [value, name] = lookup(key, yaml, env);
-  if (value === undefined || value === null || value === '') return fallback;
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a YAML/env value of any kind; non-numbers fail the test below
-  const text = String(value).trim();
-  if (!/^\d+$/.test(text)) throw new SettingsError(name, `must be a whole number, got ${JSON.stringify(value)}`);
-  const n = Number(text);
-  if (n < min || n > max) throw new SettingsError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function list(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: string[]): string[] {
-  const [value, name] = lookup(key, yaml, env);
-  if (value === undefined || value === null || value === '') return fallback;
-  if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter(Boolean);
-  if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter(Boolean);
-  throw new SettingsError(name, 'must be a list or a comma-separated string');
-}
-
-function bool(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, fallback: boolean): boolean {
-  const [value, name] = lookup(key, yaml, env);
-  if (value === undefined || value === null || value === '') return fallback;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  throw new SettingsError(name, `must be true or false, got ${JSON.stringify(value)}`);
-}
-
 /** "user:scrypt$..." entries (comma-separated in the environment, a list in YAML). */
 function dashboardUsers(yaml: Raw, env: NodeJS.ProcessEnv): DashboardUser[] {
   const name = lookup('dashboardUsers', yaml, env)[1];
@@ -205,39 +160,6 @@ function redisConnection(yaml: Raw, env: NodeJS.ProcessEnv, redisUrl: string | u
   } catch (error) {
     if (error instanceof RedisSettingsError) throw new SettingsError(error.setting, error.problem);
     throw error;
-  }
-}
-
-function url(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, protocols: string[]): string | undefined {
-  const text = str(key, yaml, env);
-  if (text === undefined) return undefined;
-  const [, name] = lookup(key, yaml, env);
-  let parsed: URL;
-  try {
-    parsed = new URL(text);
-  } catch {
-    throw new SettingsError(name, `must be a URL, got ${JSON.stringify(redactUrl(text))}`);
-  }
-  if (!protocols.includes(parsed.protocol)) throw new SettingsError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
-  return text;
-}
-
-function oneOf<T extends string>(key: Key, yaml: Raw, env: NodeJS.ProcessEnv, allowed: readonly T[], fallback: T): T {
-  const value = str(key, yaml, env, fallback)!;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new SettingsError(lookup(key, yaml, env)[1], `must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
-  }
-  return value as T;
-}
-
-/** Drops credentials from a URL before it is shown in an error or a log. */
-export function redactUrl(text: string): string {
-  try {
-    const u = new URL(text);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return text.replace(/\/\/[^@/]*@/, '//***@');
   }
 }
 
@@ -319,6 +241,12 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     throw new SettingsError(lookup('trustedProxies', yaml, env)[1], (error as Error).message);
   }
 
+  // Only a trusted proxy may ask for decisions (it names the client address): none trusted, none may.
+  const decisionPort = lookup('decisionPort', yaml, env)[0] === undefined ? null : int('decisionPort', yaml, env, 0, 0, 65535);
+  if (decisionPort !== null && trustedProxies.length === 0) {
+    throw new SettingsError(lookup('decisionPort', yaml, env)[1], `needs ${SOURCES.trustedProxies[1]} to name the edge proxies that may ask for decisions (e.g. 127.0.0.1/32)`);
+  }
+
   const jwtSigningKeyFile = str('jwtSigningKeyFile', yaml, env);
   if (jwtSigningKeyFile !== undefined && !existsSync(resolve(cwd, jwtSigningKeyFile))) {
     throw new SettingsError(lookup('jwtSigningKeyFile', yaml, env)[1], `file ${resolve(cwd, jwtSigningKeyFile)} does not exist`);
@@ -354,6 +282,8 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     port,
     adminHost: str('adminHost', yaml, env, '127.0.0.1')!,
     adminPort,
+    decisionPort,
+    decisionHost: str('decisionHost', yaml, env, '127.0.0.1')!,
     logLevel: oneOf('logLevel', yaml, env, ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     redisUrl,
     redisKeyPrefix: str('redisKeyPrefix', yaml, env, 'gateway:')!,

@@ -5,7 +5,6 @@ import type { Settings } from '../config/settings.js';
 import { GatewayError, invalidField } from '../errors.js';
 import { audit } from '../http/audit.js';
 import { secretsEqual } from '../admin/admin-auth.js';
-import { objectBody, type Body } from '../admin/validate.js';
 import { burnPasswordCheck, verifyPassword } from './password-hash.js';
 import type { DashboardAuth } from './session-auth.js';
 import type { DashboardSession } from './sessions.js';
@@ -29,6 +28,16 @@ interface Attempt {
   verify(): Promise<{ user: string; method: DashboardSession['method']; credential: string } | null>;
 }
 
+type Body = Record<string, unknown>;
+
+/** The sign-in body: a JSON object of known fields only. */
+function signInBody(body: unknown): Body {
+  const known = ['token', 'username', 'password'];
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidField('body', 'must be a JSON object');
+  for (const key of Object.keys(body)) if (!known.includes(key)) throw invalidField(key, `is not a known field (known: ${known.join(', ')})`);
+  return body as Body;
+}
+
 function secretField(body: Body, field: string): string {
   const value = body[field];
   if (typeof value !== 'string' || value === '') throw invalidField(field, 'is required');
@@ -37,7 +46,7 @@ function secretField(body: Body, field: string): string {
 }
 
 function readAttempt(settings: Settings, raw: unknown): Attempt {
-  const body = objectBody(raw, ['token', 'username', 'password']);
+  const body = signInBody(raw);
   if (body.token !== undefined) {
     const token = secretField(body, 'token');
     return {

@@ -30,7 +30,8 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError('internal_error', undefined, { cause: error });
 }
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError): FastifyReply {
+/** Answers with the error; `status` only where a caller cannot pass the error's own (nginx auth_request). */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: GatewayError, status = error.status): FastifyReply {
   const oauth = reply.routeOptions.config?.errorStyle === 'oauth';
   // OAuth endpoints answer with RFC 6749 codes only, also for bodies Fastify could not parse or an
   // unreadable X-Forwarded-For (the message says which); and none of their responses may be
@@ -48,7 +49,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
     : { error: error.code, message: error.message, request_id: String(request.id) };
   if (error.field) body.field = error.field;
   for (const [name, value] of Object.entries(error.details)) if (!Object.hasOwn(body, name)) body[name] = value;
-  return reply.code(error.status).headers(error.headers).send(body);
+  return reply.code(status).headers(error.headers).send(body);
 }
 
 export function installErrorReplies(app: FastifyInstance): void {

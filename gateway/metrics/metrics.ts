@@ -20,6 +20,21 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly decisions = new Counter({
+    name: 'gateway_decisions_total',
+    help: 'Decisions asked of the decision listener by edge proxy convention, policy route id and outcome (allowed, or the error code).',
+    labelNames: ['convention', 'route', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly decisionDuration = new Histogram({
+    name: 'gateway_decision_duration_seconds',
+    help: 'Time to answer a decision, by edge proxy convention and outcome.',
+    labelNames: ['convention', 'outcome'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+
   readonly tokensIssued = new Counter({
     name: 'gateway_tokens_issued_total',
     help: 'Access tokens issued by the token endpoint.',

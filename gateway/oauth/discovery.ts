@@ -1,11 +1,14 @@
 // Public key set and RFC 8414 authorization server metadata.
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
+import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import { SCOPES } from '../policy/vocabulary.js';
+import { JWKS_RESPONSES, METADATA_RESPONSES } from './endpoint-schemas.js';
 import type { SigningKeys } from './signing-keys.js';
 
 export function registerDiscovery(app: FastifyInstance, settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms'>, keys: SigningKeys): void {
-  app.get('/.well-known/jwks.json', async (_request, reply) => {
+  const jwksSchema = { summary: 'Public signing keys (JWKS).', tags: ['OAuth'], response: JWKS_RESPONSES };
+  app.get('/.well-known/jwks.json', { schema: jwksSchema, ...DOCUMENTATION_ONLY }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return keys.jwks();
   });
@@ -24,5 +27,6 @@ export function registerDiscovery(app: FastifyInstance, settings: Pick<Settings,
     scopes_supported: [...SCOPES],
     access_token_signing_alg_values_supported: [...settings.jwtAllowedAlgorithms],
   };
-  app.get('/.well-known/oauth-authorization-server', async () => metadata);
+  const metadataSchema = { summary: 'RFC 8414 authorization server metadata.', tags: ['OAuth'], response: METADATA_RESPONSES };
+  app.get('/.well-known/oauth-authorization-server', { schema: metadataSchema, ...DOCUMENTATION_ONLY }, async () => metadata);
 }

@@ -1,11 +1,13 @@
 // POST /v1/oauth/token: the client credentials grant, as a list of small named steps.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
+import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { isScope } from '../policy/vocabulary.js';
 import type { ClientRecord } from '../store/types.js';
 import type { AccessTokens } from './access-tokens.js';
 import { clientCredentialsOf, formFields, type ClientAuthenticator, type FormFields } from './client-authentication.js';
+import { CLIENT_SECURITY, FORM, TOKEN_RESPONSES, TokenFormSchema } from './endpoint-schemas.js';
 
 export interface OAuthDependencies {
   clients: ClientAuthenticator;
@@ -32,7 +34,8 @@ function grantedScopes(fields: FormFields, client: ClientRecord): string[] {
 }
 
 export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependencies): void {
-  app.post('/v1/oauth/token', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
+  const schema = { summary: 'Issue an access token (client credentials grant).', tags: ['OAuth'], security: CLIENT_SECURITY, consumes: FORM, body: TokenFormSchema, response: TOKEN_RESPONSES };
+  app.post('/v1/oauth/token', { config: { errorStyle: 'oauth' }, schema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
     const credentials = clientCredentialsOf(request, fields);

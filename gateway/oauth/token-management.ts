@@ -2,9 +2,11 @@
 // tells the state and claims of any client's token, so only resource servers may use it (RFC 7662 2.1).
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
+import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import type { CredentialStore } from '../store/types.js';
 import { TokenVerificationError, type AccessTokenClaims } from './access-tokens.js';
 import { clientCredentialsOf, formFields } from './client-authentication.js';
+import { CLIENT_SECURITY, FORM, INTROSPECT_RESPONSES, IntrospectFormSchema, REVOKE_RESPONSES, RevokeFormSchema } from './endpoint-schemas.js';
 import type { OAuthDependencies } from './token-endpoint.js';
 
 async function claimsOrNull(deps: OAuthDependencies, token: string): Promise<AccessTokenClaims | null> {
@@ -22,7 +24,8 @@ function tokenField(fields: Record<string, string>): string {
 }
 
 export function registerTokenManagement(app: FastifyInstance, deps: OAuthDependencies & { store: CredentialStore }): void {
-  app.post('/v1/oauth/revoke', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
+  const revokeSchema = { summary: 'Revoke an access token (RFC 7009). Client authentication as for the token endpoint.', tags: ['OAuth'], security: CLIENT_SECURITY, consumes: FORM, body: RevokeFormSchema, response: REVOKE_RESPONSES };
+  app.post('/v1/oauth/revoke', { config: { errorStyle: 'oauth' }, schema: revokeSchema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
     const client = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
@@ -35,7 +38,15 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
     return reply.code(200).send({});
   });
 
-  app.post('/v1/oauth/introspect', { config: { errorStyle: 'oauth' } }, async (request, reply) => {
+  const introspectSchema = {
+    summary: 'Introspect an access token (RFC 7662). Client authentication as for the token endpoint; only clients with resource_server may call it.',
+    tags: ['OAuth'],
+    security: CLIENT_SECURITY,
+    consumes: FORM,
+    body: IntrospectFormSchema,
+    response: INTROSPECT_RESPONSES,
+  };
+  app.post('/v1/oauth/introspect', { config: { errorStyle: 'oauth' }, schema: introspectSchema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
     const caller = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));

@@ -1,12 +1,13 @@
 // Bearer authentication for public routes (RFC 6750): a locally verified JWT plus one store round
 // trip that answers both "is the client still there" and "was this token revoked".
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { AccessTokens } from '../oauth/access-tokens.js';
 import { TokenVerificationError } from '../oauth/access-tokens.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import type { Authenticator } from './authenticator.js';
-import type { ClientPrincipal } from './context.js';
+import type { ClientPrincipal, RequestContext } from './context.js';
 
 const REALM = 'Bearer realm="gateway"';
 
@@ -17,8 +18,8 @@ function invalidToken(description: string): GatewayError {
 }
 
 /** The token from "Authorization: Bearer <token>", or a 401 that says what is wrong. */
-export function bearerTokenOf(request: FastifyRequest): string {
-  const header = request.headers.authorization;
+export function bearerTokenOf(headers: IncomingHttpHeaders): string {
+  const header = headers.authorization;
   if (!header) {
     throw new GatewayError('invalid_token', 'An access token is required: send Authorization: Bearer <token>.', { headers: { 'www-authenticate': REALM } });
   }
@@ -30,8 +31,8 @@ export function bearerTokenOf(request: FastifyRequest): string {
 export class BearerAuthenticator implements Authenticator {
   constructor(private readonly tokens: AccessTokens, private readonly store: CredentialStore) {}
 
-  async authenticate(request: FastifyRequest): Promise<ClientPrincipal> {
-    const token = bearerTokenOf(request);
+  async authenticate(_request: FastifyRequest, context: RequestContext): Promise<ClientPrincipal> {
+    const token = bearerTokenOf(context.original.headers);
     let claims;
     try {
       claims = await this.tokens.verify(token);

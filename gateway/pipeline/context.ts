@@ -4,6 +4,7 @@ import type { PolicyRoute } from '../policy/policy-loader.js';
 import type { SafeTarget } from '../policy/path-safety.js';
 import type { ClaimedDigests } from '../signing/content-digest.js';
 import type { ServiceAccountRecord } from '../store/types.js';
+import type { OriginalRequest } from './original-request.js';
 
 export interface ClientPrincipal {
   readonly kind: 'client';
@@ -27,6 +28,8 @@ export interface VerifiedSignedRequest {
 }
 
 export interface RequestContext {
+  /** The request decided on: received by the proxy, or described by an edge proxy. */
+  original: OriginalRequest;
   target: SafeTarget;
   route: PolicyRoute;
   clientAddress: Address | undefined;
@@ -37,6 +40,8 @@ export interface RequestContext {
   body?: Buffer;
   /** Set by the limit stage on a rate-limited route: the RateLimit response fields of this request. */
   rateLimitFields?: Readonly<Record<'ratelimit-policy' | 'ratelimit', string>>;
+  /** Set by admit when the edge proxy kept the body and the route delegates its digest check upstream. */
+  digestDelegated?: boolean;
   /** performance.now() when the request passed every check and was handed to the proxy. */
   forwardedAt?: number;
 }

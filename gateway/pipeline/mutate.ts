@@ -40,10 +40,8 @@ function namedByConnection(connection: string | string[] | undefined): Set<strin
   return new Set(names.filter(Boolean));
 }
 
-export function identityHeaders(context: RequestContext, view: ConnectionView): Record<string, string> {
-  const headers: Record<string, string> = { 'x-request-id': view.requestId, 'x-forwarded-proto': view.protocol };
-  if (view.host) headers['x-forwarded-host'] = view.host;
-  if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress.toString();
+/** Who the request is from, as the gateway vouches for it: sent upstream, or in a decision's answer. */
+export function principalHeaders(context: RequestContext, headers: Record<string, string>): Record<string, string> {
   const principal = context.principal;
   if (principal?.kind === 'client') {
     headers['x-gateway-client-id'] = principal.clientId;
@@ -55,6 +53,13 @@ export function identityHeaders(context: RequestContext, view: ConnectionView): 
     if (principal.account.accountId) headers['x-gateway-account-id'] = principal.account.accountId;
   }
   return headers;
+}
+
+export function identityHeaders(context: RequestContext, view: ConnectionView): Record<string, string> {
+  const headers: Record<string, string> = { 'x-request-id': view.requestId, 'x-forwarded-proto': view.protocol };
+  if (view.host) headers['x-forwarded-host'] = view.host;
+  if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress.toString();
+  return principalHeaders(context, headers);
 }
 
 export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestContext, view: ConnectionView): IncomingHttpHeaders {

@@ -1,5 +1,7 @@
-// The request pipeline of the public listener, in order:
-//   1 identify      route, unambiguous path, client address        (400, 404)
+// The request pipeline, in order. The public listener runs every stage; the decision listener
+// (gateway/decision) runs the checks, stages 1-3c, on the request an edge proxy describes, and
+// answers with the identity headers of stage 4 instead of forwarding.
+//   1 identify      route, unambiguous path, client address        (400, 403, 404)
 //   2 authenticate  bearer token | Ed25519 request signature       (401, 503)
 //   3 authorize     scope | IP allow-list and permission           (403)
 //   3b limit        the route's rate limit, per credential; before
@@ -23,13 +25,14 @@ import { Forwarder } from './forward.js';
 import { identify } from './identify.js';
 import { limit, type RateLimitStore } from './limit.js';
 import { upstreamHeaders } from './mutate.js';
+import { receivedOriginal, type OriginalRequest } from './original-request.js';
 
 /** The methods the proxy forwards; anything else is answered 404 by the gateway itself. */
 const PROXIED_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
-export interface PipelineDependencies {
-  settings: Pick<Settings, 'trustedProxies' | 'upstreamTimeoutMs'>;
-  upstreams: Record<UpstreamName, string>;
+/** What the checks (stages 1-3c) need. */
+export interface CheckDependencies {
+  settings: Pick<Settings, 'trustedProxies'>;
   routes: () => RouteTable;
   authenticators: Authenticators;
   /** Counts requests on rate-limited routes (the credential store). */
@@ -40,15 +43,17 @@ export interface PipelineDependencies {
   observe?: { authentication: { observe(seconds: number): void } };
 }
 
-function contextOf(request: FastifyRequest): RequestContext {
-  if (!request.gateway) throw new GatewayError('internal_error', 'the request reached the proxy without passing the pipeline');
-  return request.gateway;
+export interface PipelineDependencies extends CheckDependencies {
+  settings: Pick<Settings, 'trustedProxies' | 'upstreamTimeoutMs'>;
+  upstreams: Record<UpstreamName, string>;
 }
 
-/** Registers the proxy; resolves to what closes its upstream connection pools. */
-export async function registerPipeline(app: FastifyInstance, deps: PipelineDependencies): Promise<() => Promise<void>> {
-  async function checkRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const context = identify(request, deps.routes(), deps.settings);
+/** The request's checks, stages 1-3c: resolves to its context when every one passed, else throws the refusal. */
+export type RequestChecker = (request: FastifyRequest, reply: FastifyReply, original: OriginalRequest) => Promise<RequestContext>;
+
+export function requestChecker(deps: CheckDependencies): RequestChecker {
+  return async (request, reply, original) => {
+    const context = identify(original, request.socket.remoteAddress, deps.routes(), deps.settings);
     request.gateway = context;
     const authenticator = deps.authenticators[context.route.auth];
     const authenticating = performance.now();
@@ -58,6 +63,20 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
     await limit(deps.rateLimits, context, reply);
     await authenticator.admit?.(request, reply, context);
     deps.onAuthorized?.(context, request);
+    return context;
+  };
+}
+
+function contextOf(request: FastifyRequest): RequestContext {
+  if (!request.gateway) throw new GatewayError('internal_error', 'the request reached the proxy without passing the pipeline');
+  return request.gateway;
+}
+
+/** Registers the proxy; resolves to what closes its upstream connection pools. */
+export async function registerPipeline(app: FastifyInstance, deps: PipelineDependencies): Promise<() => Promise<void>> {
+  const check = requestChecker(deps);
+  async function checkRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const context = await check(request, reply, receivedOriginal(request));
     context.forwardedAt = performance.now();
   }
 
@@ -73,7 +92,7 @@ export async function registerPipeline(app: FastifyInstance, deps: PipelineDepen
       preHandler: checkRequest,
       handler: (request, reply) => {
         const context = contextOf(request);
-        const headers = upstreamHeaders(request.headers, context, { requestId: String(request.id), host: request.headers.host, protocol: request.protocol });
+        const headers = upstreamHeaders(request.headers, context, { requestId: String(request.id), host: request.headers.host, protocol: context.original.protocol });
         return forwarder.forward(request, reply, context, headers);
       },
     });

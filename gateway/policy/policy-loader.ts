@@ -12,6 +12,9 @@ export const UPSTREAMS = ['public', 'banking'] as const;
 export type UpstreamName = (typeof UPSTREAMS)[number];
 export const AUTH_SCHEMES = ['bearer', 'signature'] as const;
 export type AuthScheme = (typeof AUTH_SCHEMES)[number];
+/** Who checks a signed body against its Content-Digest: the gateway, or (decision mode) the upstream. */
+export const DIGEST_CHECKS = ['gateway', 'upstream'] as const;
+export type DigestCheck = (typeof DIGEST_CHECKS)[number];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 export interface PolicyRoute {
@@ -29,6 +32,12 @@ export interface PolicyRoute {
   readonly permissions: readonly Permission[];
   /** Requests per credential and window on this route; null: not limited. */
   readonly rateLimit: RateLimitRule | null;
+  /**
+   * 'upstream': when an edge proxy asks for a decision without sending the body (nginx
+   * auth_request), the signature is checked over the Content-Digest header and the upstream checks
+   * the body against it (the decision says so). The proxy always checks the body itself.
+   */
+  readonly digest: DigestCheck;
 }
 
 export class PolicyError extends Error {
@@ -66,8 +75,8 @@ function stringList(value: unknown, where: string, field: string): string[] {
   return value as string[];
 }
 
-const FILE_KEYS = new Set(['upstream', 'auth', 'host', 'rate_limit', 'routes']);
-const ROUTE_KEYS = new Set(['id', 'method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions', 'rate_limit']);
+const FILE_KEYS = new Set(['upstream', 'auth', 'host', 'rate_limit', 'digest', 'routes']);
+const ROUTE_KEYS = new Set(['id', 'method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions', 'rate_limit', 'digest']);
 
 function rateLimitAt(value: unknown, where: string): RateLimitRule | null {
   try {
@@ -106,6 +115,8 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
   if (auth === 'signature' && (permissions.length === 0 || scopes.length > 0)) {
     throw new PolicyError(`${where}: a signature route needs permissions (at least one) and no scopes`);
   }
+  const digest = oneOf(raw.digest ?? defaults.digest ?? 'gateway', DIGEST_CHECKS, where, 'digest');
+  if (digest === 'upstream' && auth !== 'signature') throw new PolicyError(`${where}: digest: upstream applies to signature routes only (a bearer route's body is not signed)`);
   const name = basename(file).replace(/\.ya?ml$/, '');
   // An id labels metrics and logs: text (or a number), never a list or mapping turned into "[object Object]".
   if (raw.id !== undefined && !((typeof raw.id === 'string' && raw.id.trim() !== '') || (typeof raw.id === 'number' && Number.isFinite(raw.id)))) {
@@ -128,6 +139,7 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
     scopes: scopes as Scope[],
     permissions: permissions as Permission[],
     rateLimit,
+    digest,
   });
 }
 

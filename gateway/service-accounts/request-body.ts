@@ -7,24 +7,15 @@ import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import type { BodyHold } from '../http/body-budget.js';
+import type { OriginalRequest } from '../pipeline/original-request.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('body_too_large', `The request body is larger than ${limit} bytes.`);
 }
 
-/** The Content-Length the request declares (0 when absent); the HTTP parser has validated it. */
-export function declaredLength(request: FastifyRequest): number {
-  return Number(request.headers['content-length'] ?? 0);
-}
-
-/** Whether the request carries a body at all (HTTP/1.1: Content-Length > 0 or Transfer-Encoding). */
-export function declaresBody(request: FastifyRequest): boolean {
-  return request.headers['transfer-encoding'] !== undefined || declaredLength(request) > 0;
-}
-
 /** Refuses a declared body over the limit from the headers alone. */
-export function checkDeclaredLength(request: FastifyRequest, limit: number): void {
-  if (declaredLength(request) > limit) throw tooLarge(limit);
+export function checkDeclaredLength(original: OriginalRequest, limit: number): void {
+  if (original.declaredLength > limit) throw tooLarge(limit);
 }
 
 function readStream(stream: Readable, limit: number, declared: number, hold: BodyHold): Promise<Buffer> {
@@ -70,8 +61,8 @@ function readStream(stream: Readable, limit: number, declared: number, hold: Bod
 }
 
 /** The body bytes, or undefined when the request has no body to forward (GET, HEAD, empty). */
-export async function readRequestBody(request: FastifyRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
-  checkDeclaredLength(request, limit);
+export async function readRequestBody(request: FastifyRequest, original: OriginalRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
+  checkDeclaredLength(original, limit);
   const body = request.body;
   if (body === undefined || body === null) return undefined;
   if (Buffer.isBuffer(body)) {
@@ -79,7 +70,7 @@ export async function readRequestBody(request: FastifyRequest, limit: number, ho
     return body;
   }
   if (typeof (body as Readable).on !== 'function') throw new GatewayError('internal_error', 'the signed route received a parsed body instead of the raw payload');
-  const declared = declaredLength(request);
+  const declared = original.declaredLength;
   if (declared > 0) hold.take(declared);
   return readStream(body as Readable, limit, declared, hold);
 }

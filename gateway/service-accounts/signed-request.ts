@@ -1,19 +1,21 @@
-// The request as received, in the form the signing library derives components from: method and
-// Host as sent, path and query raw from the request line, every header field line kept.
-import type { FastifyRequest } from 'fastify';
+// The request as received (or as an edge proxy describes it), in the form the signing library
+// derives components from: method and authority as sent, path and query raw from the request line,
+// every header field line kept.
 import { headerFieldsFromRaw, type HeaderFields, type SignableRequest } from '../signing/message.js';
 import type { RequestContext } from '../pipeline/context.js';
+import type { OriginalRequest } from '../pipeline/original-request.js';
 
-export function receivedRequest(request: FastifyRequest, context: RequestContext, headers: HeaderFields): SignableRequest {
+export function receivedRequest(context: RequestContext, headers: HeaderFields): SignableRequest {
+  const { original, target } = context;
   return {
-    method: request.raw.method ?? request.method,
-    authority: (headers.get('host')?.[0] ?? '').trim().toLowerCase(),
-    path: context.target.path,
-    query: request.url.includes('?') ? context.target.query : null,
+    method: original.method,
+    authority: original.authority,
+    path: target.path,
+    query: original.url.includes('?') ? target.query : null,
     headers,
   };
 }
 
-export function receivedHeaders(request: FastifyRequest): HeaderFields {
-  return headerFieldsFromRaw(request.raw.rawHeaders);
+export function receivedHeaders(original: OriginalRequest): HeaderFields {
+  return headerFieldsFromRaw(original.rawHeaders);
 }

@@ -170,3 +170,13 @@ t.test('the shipped config/gateway.yaml is valid', async (t) => {
   t.equal(s.redisKeyPrefix, 'gateway:');
   t.equal(s.throttleMaxFailures, 10);
 });
+
+t.test('the decision listener: off by default, on loopback when given a port, and only with trusted proxies', async (t) => {
+  const off = settingsFrom({}, {}, '/srv/gw');
+  t.equal(off.decisionPort, null);
+  const on = settingsFrom({}, { GATEWAY_DECISION_PORT: '8082', GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32' }, '/srv/gw');
+  t.equal(on.decisionPort, 8082);
+  t.equal(on.decisionHost, '127.0.0.1');
+  refuses(t, () => settingsFrom({}, { GATEWAY_DECISION_PORT: '8082' }, '/srv/gw'), 'GATEWAY_DECISION_PORT', 'needs GATEWAY_TRUSTED_PROXIES');
+  refuses(t, () => settingsFrom({}, { GATEWAY_DECISION_PORT: 'eighty', GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32' }, '/srv/gw'), 'GATEWAY_DECISION_PORT', 'must be a whole number');
+});

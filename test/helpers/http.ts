@@ -11,15 +11,25 @@ export interface Listening {
   publicPort: number;
   adminUrl: string;
   adminPort: number;
+  /** When the gateway has a decision listener (decisionPort in its settings). */
+  decisionUrl?: string;
+  decisionPort?: number;
 }
 
-/** Makes both listeners of a test gateway listen on 127.0.0.1 with free ports. */
+/** Makes the listeners of a test gateway listen on 127.0.0.1 with free ports. */
 export async function listen(tg: TestGateway): Promise<Listening> {
   await tg.gateway.publicApp.listen({ host: '127.0.0.1', port: 0 });
   await tg.gateway.adminApp.listen({ host: '127.0.0.1', port: 0 });
   const publicPort = (tg.gateway.publicApp.server.address() as AddressInfo).port;
   const adminPort = (tg.gateway.adminApp.server.address() as AddressInfo).port;
-  return { publicUrl: `http://127.0.0.1:${publicPort}`, publicPort, adminUrl: `http://127.0.0.1:${adminPort}`, adminPort };
+  const listening: Listening = { publicUrl: `http://127.0.0.1:${publicPort}`, publicPort, adminUrl: `http://127.0.0.1:${adminPort}`, adminPort };
+  const decisionApp = tg.gateway.decisionApp;
+  if (decisionApp) {
+    await decisionApp.listen({ host: '127.0.0.1', port: 0 });
+    listening.decisionPort = (decisionApp.server.address() as AddressInfo).port;
+    listening.decisionUrl = `http://127.0.0.1:${listening.decisionPort}`;
+  }
+  return listening;
 }
 
 export interface RawResponse {

@@ -16,7 +16,29 @@ export interface Nginx {
   errorLog(): string;
 }
 
-export async function startNginx(t: Test, upstreamPorts: number[]): Promise<Nginx> {
+/** nginx in front of gateway processes: one upstream block over their ports, with keep-alive. */
+export function startNginx(t: Test, upstreamPorts: number[]): Promise<Nginx> {
+  return startNginxWith(t, (port) => `  upstream gateways {
+${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
+    keepalive 16;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://gateways;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+`);
+}
+
+/**
+ * nginx with the given http-block configuration (upstreams and servers), which must listen on
+ * 127.0.0.1 and the port it is given. The main file around it keeps every path nginx writes (pid,
+ * logs, temporary bodies) in a temporary directory, removed at teardown.
+ */
+export async function startNginxWith(t: Test, httpBlock: (port: number) => string): Promise<Nginx> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-nginx-'));
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
@@ -34,18 +56,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream gateways {
-${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://gateways;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-    }
-  }
+${httpBlock(port)}
 }
 `,
   );

@@ -135,16 +135,14 @@ function withCredential(w: World, draft: Omit<Sent, 'intact'>, randomHeaders: Re
     return { ...draft, credential: 'none', headers, intact: true };
   }
   const sent = { ...draft, headers: { ...headers, ...signed }, intact: true };
-  if (tamper?.method && tamper.method !== sent.method) Object.assign(sent, { method: tamper.method, intact: false });
-  // A bare trailing "?" is no change: RFC 9421 gives "/x" and "/x?" the same @path and @query.
-  const signedSame = (a: string, b: string) => a.replace(/\?$/, '') === b.replace(/\?$/, '');
-  if (tamper?.target && !signedSame(tamper.target, sent.target)) Object.assign(sent, { target: tamper.target, intact: false });
-  else if (tamper?.target) sent.target = tamper.target;
-  // The signer signs @path and @query of the URL as WHATWG URL normalises it; when that is not the
-  // raw target, the gateway's @path or @query differs (an empty query is "?" on both sides).
-  const url = new URL(`http://${draft.host}${draft.target}`);
-  const [rawPath, rawQuery = ''] = splitTarget(draft.target);
-  if (url.pathname !== rawPath || url.search.slice(1) !== rawQuery) sent.intact = false;
+  if (tamper?.method) sent.method = tamper.method;
+  if (tamper?.target) sent.target = tamper.target;
+  // Intact when the method and the raw path and query sent are what was signed: the signer signs
+  // @path and @query of the URL as WHATWG URL normalises it ("/v1/./x" is signed as "/v1/x"), and
+  // RFC 9421 gives "/x" and "/x?" the same @path and @query (an empty query).
+  const signedUrl = new URL(`http://${draft.host}${draft.target}`);
+  const [sentPath, sentQuery = ''] = splitTarget(sent.target);
+  sent.intact = sent.method === draft.method && sentPath === signedUrl.pathname && sentQuery === signedUrl.search.slice(1);
   return sent;
 }
 

@@ -113,3 +113,15 @@ t.test('other mistakes', async (t) => {
   refused(t, {}, '$DIR', 'no policy files');
   refused(t, { 'notes.txt': 'nothing' }, 'no policy files');
 });
+
+t.test('digest: upstream applies to signed routes only, per route or for a whole file', async (t) => {
+  const banking = 'upstream: banking\nauth: signature\n';
+  const dir = policyDir(t, {
+    'a.yaml': `${banking}digest: upstream\nroutes:\n  - { method: POST, path: /v1/a, permissions: [initiate_payment] }\n`,
+    'b.yaml': `${banking}routes:\n  - { method: POST, path: /v1/b, permissions: [initiate_payment] }\n  - { method: PUT, path: /v1/c, permissions: [initiate_payment], digest: upstream }\n`,
+  });
+  const digests = Object.fromEntries(loadPolicyDirectory(dir).map((route) => [route.template, route.digest]));
+  t.same(digests, { '/v1/a': 'upstream', '/v1/b': 'gateway', '/v1/c': 'upstream' });
+  refused(t, { 'p.yaml': `${PUBLIC_HEAD}  - { method: POST, path: /v1/x, scopes: [sales], digest: upstream }\n` }, 'p.yaml, route POST /v1/x: digest: upstream applies to signature routes only');
+  refused(t, { 'q.yaml': `${banking}routes:\n  - { method: POST, path: /v1/x, permissions: [initiate_payment], digest: client }\n` }, 'digest must be one of gateway, upstream, got "client"');
+});

@@ -1,0 +1,84 @@
+// The admin API's OAuth client contracts (DESIGN 2.4): what a route accepts and answers. The
+// secret hash is never part of an answer; the secret itself only of the creation and roll answers.
+import { Type, type Static } from 'typebox';
+import { SCOPES } from '../../policy/vocabulary.js';
+import { AccountIdInputSchema, AccountIdSchema } from './account-id.js';
+import { NextCursorSchema } from './paging.js';
+import { messages, Nullable } from './schema-helpers.js';
+import { VocabularyList, VocabularyListInput } from './vocabulary-list.js';
+
+/** The longest grace period of a secret roll: 7 days. */
+export const MAX_SECRET_GRACE_SECONDS = 604_800;
+
+const NON_EMPTY_TEXT = 'is required and must be non-empty text';
+
+export const ClientInputSchema = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      // Something besides spaces, and no control characters other than tab and line breaks.
+      pattern: '\\S',
+      not: { pattern: '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]' },
+      description: 'Shown in lists and logs; stored without leading and trailing spaces.',
+      ...messages({ required: NON_EMPTY_TEXT, type: NON_EMPTY_TEXT, minLength: NON_EMPTY_TEXT, pattern: NON_EMPTY_TEXT, not: 'must not contain control characters' }),
+    }),
+    scopes: VocabularyListInput(SCOPES, 'The scopes the client may request.'),
+    account_id: Type.Optional(AccountIdInputSchema),
+    resource_server: Type.Optional(
+      Type.Boolean({ default: false, description: 'May introspect tokens at /v1/oauth/introspect (RFC 7662 2.1).', ...messages({ type: 'must be true or false' }) }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ClientInput = Static<typeof ClientInputSchema>;
+
+export const ClientParamsSchema = Type.Object({ client_id: Type.String({ description: 'The client_id (a UUID).' }) });
+
+export const ClientSchema = Type.Object({
+  client_id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  scopes: VocabularyList(SCOPES),
+  account_id: AccountIdSchema,
+  resource_server: Type.Boolean({ description: 'May introspect tokens.' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type ClientView = Static<typeof ClientSchema>;
+
+export const CreatedClientSchema = Type.Object({
+  ...ClientSchema.properties,
+  client_secret: Type.String({ description: 'The secret: shown in this answer only.' }),
+});
+export type CreatedClientView = Static<typeof CreatedClientSchema>;
+
+export const ClientListSchema = Type.Object({
+  clients: Type.Array(ClientSchema),
+  next_cursor: NextCursorSchema,
+});
+
+const GRACE = `must be a whole number of seconds from 0 to ${MAX_SECRET_GRACE_SECONDS} (7 days)`;
+
+/** The body may be left out (or null): no grace period. */
+export const SecretRollInputSchema = Nullable(
+  Type.Object(
+    {
+      grace_seconds: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: MAX_SECRET_GRACE_SECONDS,
+          default: 0,
+          description: 'How long the replaced secret keeps working, in seconds (at most 7 days); 0: refused at once.',
+          ...messages({ type: GRACE, minimum: GRACE, maximum: GRACE }),
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const RolledSecretSchema = Type.Object({
+  ...ClientSchema.properties,
+  client_secret: Type.String({ description: 'The new secret; shown only here.' }),
+  previous_secret_expires_at: Nullable(Type.String({ format: 'date-time', description: 'When the replaced secret stops working; null when grace_seconds was 0.' })),
+});
+export type RolledSecretView = Static<typeof RolledSecretSchema>;

@@ -1,0 +1,89 @@
+// The decision listener: edge proxies (nginx auth_request, Envoy ext_authz, Traefik forwardAuth)
+// ask whether a request may pass. It runs the proxy's own checks (pipeline stages 1-3c, nonce
+// consumed and, when the body is sent, its digest checked) and answers
+//   200 with the identity headers the proxy would have sent upstream, for the edge to copy; or
+//   the proxy's refusal: status, error body, WWW-Authenticate, Accept-Signature, Retry-After.
+// Only trusted proxies may ask: a client that reached this listener could learn nothing, but it
+// would choose its own client address.
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import { GatewayError } from '../errors.js';
+import { audit } from '../http/audit.js';
+import { sendError, toGatewayError } from '../http/error-reply.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
+import { anyContains, parsePeerAddress } from '../net/cidr.js';
+import type { RequestContext } from '../pipeline/context.js';
+import { principalHeaders } from '../pipeline/mutate.js';
+import type { RequestChecker } from '../pipeline/pipeline.js';
+import { CONVENTION_LIST, type Convention } from './conventions.js';
+
+/** Every method a described request may have: Envoy asks with the original one. */
+const ASKED_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
+
+/** Says the upstream must check the body against the signed Content-Digest (policy digest: upstream). */
+export const DIGEST_DELEGATED_HEADER = 'x-gateway-digest';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The edge-proxy convention of a decision route. */
+    convention?: Convention;
+  }
+}
+
+export interface DecisionDependencies {
+  settings: Pick<Settings, 'trustedProxies'>;
+  check: RequestChecker;
+  metrics: GatewayMetrics;
+}
+
+function decisionHeaders(context: RequestContext, requestId: string): Record<string, string> {
+  const headers = principalHeaders(context, { 'x-request-id': requestId });
+  if (context.digestDelegated) headers[DIGEST_DELEGATED_HEADER] = 'upstream';
+  return headers;
+}
+
+function refuse(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
+  const error = toGatewayError(thrown);
+  if (error.status >= 500 && error.code !== 'store_unavailable') request.log.error({ err: thrown, code: error.code }, 'decision failed');
+  // The code and request id in headers too: nginx keeps the status and headers of a refusal, not its body.
+  reply.header('x-gateway-error', error.code).header('x-request-id', String(request.id));
+  const allowed = reply.routeOptions.config.convention?.refusalStatuses;
+  return sendError(request, reply, error, allowed && !allowed.includes(error.status) ? 403 : error.status);
+}
+
+export async function registerDecision(app: FastifyInstance, deps: DecisionDependencies): Promise<void> {
+  // Its own scope: the decision's refusals replace the listener's default error answers.
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request) => {
+      const peer = parsePeerAddress(request.socket.remoteAddress);
+      if (!peer || !anyContains(deps.settings.trustedProxies, peer)) throw new GatewayError('decision_caller_not_trusted');
+    });
+    scope.setErrorHandler((error, request, reply) => refuse(request, reply, error));
+    scope.addHook('onResponse', async (request, reply) => {
+      const convention = reply.routeOptions.config.convention?.name ?? 'none';
+      const route = request.gateway?.route.id ?? 'unmatched';
+      const outcome = request.errorCode ?? 'allowed';
+      deps.metrics.decisions.inc({ convention, route, outcome });
+      deps.metrics.decisionDuration.observe({ convention, outcome }, reply.elapsedTime / 1000);
+      if (request.errorCode) audit(request.log, 'request.denied', { mode: 'decision', convention, reason: request.errorCode, scheme: request.gateway?.route.auth ?? null, route, status: reply.statusCode, address: request.gateway?.clientAddress?.toString() ?? null });
+    });
+
+    // Bodies are not parsed: a signed route reads the body the edge proxy sent (if any) in its admit stage.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    for (const convention of CONVENTION_LIST) {
+      const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+        const context = await deps.check(request, reply, convention.describe(request));
+        return reply.code(200).headers(decisionHeaders(context, String(request.id))).send();
+      };
+      for (const url of [convention.prefix, `${convention.prefix}/*`]) scope.route({ method: ASKED_METHODS, url, config: { convention }, handler });
+    }
+    scope.route({
+      method: ASKED_METHODS,
+      url: '/*',
+      handler: () => {
+        throw new GatewayError('decision_request_invalid', 'The decision listener answers under /nginx, /envoy and /traefik only.');
+      },
+    });
+  });
+}

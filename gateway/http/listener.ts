@@ -1,0 +1,53 @@
+// One Fastify listener as the gateway runs each of its listeners: request ids, JSON logs, the
+// timeouts and connection cap that bound what an unauthenticated client can hold, catalog errors.
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Settings } from '../config/settings.js';
+import { GatewayError } from '../errors.js';
+import { clientErrorHandler } from './client-errors.js';
+import { installErrorReplies, sendError } from './error-reply.js';
+import { loggerOptions, traceAwareChildLogger } from './logging.js';
+import { schemaErrorsToGatewayError } from './schema-errors.js';
+import { SCHEMA_VALIDATOR } from './schema-validation.js';
+import type { GatewayOptions } from '../app.js';
+
+/** Log lines of a listener other than the public one carry its name (listener: "decision"). */
+function labelledChildLogger(listener: string | undefined): FastifyServerOptions['childLoggerFactory'] {
+  if (listener === undefined) return traceAwareChildLogger;
+  return function (logger, bindings, options, rawRequest) {
+    return traceAwareChildLogger!.call(this, logger, { ...bindings, listener }, options, rawRequest);
+  };
+}
+
+export function newFastify(settings: Settings, options: GatewayOptions, bodyLimit: number, listener?: string): FastifyInstance {
+  const app = Fastify({
+    logger: loggerOptions(settings.logLevel, options.logStream),
+    genReqId: () => randomUUID(),
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    childLoggerFactory: labelledChildLogger(listener),
+    // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
+    trustProxy: false,
+    bodyLimit,
+    // A request that reaches a closing listener on an open connection is answered (Fastify adds
+    // Connection: close), never refused: a stop must not fail requests (gateway/process/drain.ts).
+    return503OnClosing: false,
+    // What an unauthenticated client can hold: a connection, for these times at most.
+    requestTimeout: settings.requestTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+    // Node checks the timeouts every connectionsCheckingInterval (30 s by default): check often enough
+    // that a timeout means what it says.
+    http: { headersTimeout: settings.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, settings.headersTimeoutMs) },
+    clientErrorHandler,
+    // Route schemas (the admin API's) are checked by this AJV; a failure is a validation_error naming the field.
+    ajv: SCHEMA_VALIDATOR,
+    schemaErrorFormatter: schemaErrorsToGatewayError,
+    // Errors Fastify raises before routing (e.g. a malformed percent-encoding) use the catalog too.
+    frameworkErrors: (error, request, reply) => {
+      const code = (error as { code?: string }).code === 'FST_ERR_BAD_URL' ? 'ambiguous_path' : 'bad_request';
+      sendError(request, reply, new GatewayError(code, code === 'ambiguous_path' ? 'The request path is rejected: it contains a malformed percent-encoding.' : undefined));
+    },
+  });
+  app.server.maxConnections = settings.maxConnections;
+  installErrorReplies(app);
+  return app;
+}
