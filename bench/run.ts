@@ -29,6 +29,8 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 0);
 const WORKERS = process.env.GATEWAY_WORKERS === 'auto' ? availableParallelism() : Number(process.env.GATEWAY_WORKERS ?? 1);
 const SALES = '/v1/sales/42';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** The client address an edge proxy names in X-Forwarded-For when it asks for a decision. */
+const EDGE_CLIENT = '192.0.2.10';
 
 // BENCH_LOAD_GENERATOR=autocannon tries the fallback on a machine that has wrk.
 const generator: LoadGenerator = wrkInstalled() && process.env.BENCH_LOAD_GENERATOR !== 'autocannon' ? wrk : autocannonGenerator;
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
   const gatewayPids = processTree(gateway.pid);
   const bearerOne = await gatewayFigure('gateway Bearer route', bearer(gateway, client.token), gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: Bearer route', figure: bearerOne, comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}` });
-  const bearerDecision = await gatewayFigure('gateway decision, Bearer (Envoy ext_authz)', { url: `${gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${client.token}` } }, gatewayPids, sidePids);
+  const bearerDecision = await gatewayFigure('gateway decision, Bearer (Envoy ext_authz)', { url: `${gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${client.token}`, 'x-forwarded-for': EDGE_CLIENT } }, gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: decision only, Bearer (Envoy shape)²', figure: bearerDecision, comparison: `vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}` });
   if (WORKERS > 1 && REDIS_URL) {
     // Same store and prefix: the client's token is valid there too.
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
   const signedTarget = await signedBalanceTarget(gateway);
   const signed = await gatewayFigure('gateway signed route', signedTarget, gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: signed banking route', figure: signed, comparison: `vs bare proxy: CPU ${ratio(signed.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.6×), req/s ${ratio(signed.requestsPerSecond / bare.requestsPerSecond)}` });
-  const signedDecision = await gatewayFigure('gateway decision, signed (Traefik forwardAuth)', signedBalanceDecision(gateway, signedTarget), gatewayPids, sidePids);
+  const signedDecision = await gatewayFigure('gateway decision, signed (Traefik forwardAuth)', signedBalanceDecision(gateway, signedTarget, EDGE_CLIENT), gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: decision only, signed (Traefik shape)²', figure: signedDecision, comparison: `vs the proxied signed route: ${cpuAndRate(signedDecision, signed)}` });
   notes.push('² The decision listener answers 200 with the identity headers and forwards nothing: the same checks as the proxied row above it, without the upstream round trip (an edge proxy in front would add its own cost).');
   if (REDIS_URL && ACCOUNTS > 0) {
@@ -180,6 +182,8 @@ async function main(): Promise<void> {
 
   const rows = lines.filter((line): line is Row => 'figure' in line);
   const peakRss = Math.max(...gatewayFigures.map((f) => f.rssBytes));
+  const refused = rows.filter((row) => row.figure.non2xx > 0).map((row) => row.scenario);
+  if (refused.length > 0) notes.push(`WARNING: refusals (non-2xx) in: ${refused.join(', ')}; their figures are not of the scenario named.`);
   const exhausted = rows.filter((row) => row.figure.poolExhausted > 0).map((row) => row.scenario);
   if (exhausted.length > 0) notes.push(`WARNING: the pre-signed requests ran out (replays, refused, counted in non-2xx) in: ${exhausted.join(', ')}.`);
   printTable(

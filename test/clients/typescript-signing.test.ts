@@ -65,3 +65,10 @@ t.test('signedFetch against a listening gateway', async (t) => {
   t.equal(refused.status, 401);
   t.equal(body.signature_base, reported?.base, 'a 401 names the base the gateway computed: here the one signed, so the key is wrong');
 });
+
+t.test('a missing Access ID is named, not reported as a malformed keyid', async (t) => {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  for (const accessId of [undefined, '']) {
+    t.throws(() => signRequest({ ...REQUEST, accessId: accessId as unknown as string, privateKey }), { name: 'TypeError', message: /^accessId is required: the service account's Access ID \(a UUID\), got (undefined|an empty string)$/ });
+  }
+});

@@ -52,6 +52,10 @@ interface Prepared {
 }
 
 function prepare(target: RequestTarget, headers: Iterable<readonly [string, string | readonly string[]]>, body: Uint8Array, options: SigningOptions): Prepared {
+  // Plain JavaScript callers get here with an unset environment variable: say what is missing.
+  if (typeof options.accessId !== 'string' || options.accessId === '') {
+    throw new TypeError(`accessId is required: the service account's Access ID (a UUID), got ${options.accessId === '' ? 'an empty string' : typeof options.accessId}`);
+  }
   const added: Record<string, string> = { [ACCESS_ID_HEADER]: options.accessId };
   if (body.length > 0) added[BODY_COMPONENT] = contentDigest(body, options.digestAlgorithm);
   const kept = [...headers].filter(([name]) => !SIGNING_HEADERS.includes(name.toLowerCase()));
