@@ -3,8 +3,14 @@
 import type { Address } from '../net/cidr.js';
 import type { CredentialStore, ServiceAccountUse } from '../store/types.js';
 
+/** A use as recorded on the request path: formatted only when it is written. */
+interface PendingUse {
+  at: number;
+  address: Address | undefined;
+}
+
 export class UsageRecorder {
-  private pending = new Map<string, ServiceAccountUse>();
+  private pending = new Map<string, PendingUse>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly store: CredentialStore, flushIntervalMs = 5_000) {
@@ -13,12 +19,12 @@ export class UsageRecorder {
   }
 
   record(accessId: string, address: Address | undefined): void {
-    this.pending.set(accessId, { accessId, at: new Date().toISOString(), ip: address?.toString() ?? 'unknown' });
+    this.pending.set(accessId, { at: Date.now(), address });
   }
 
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const uses = [...this.pending.values()];
+    const uses: ServiceAccountUse[] = [...this.pending].map(([accessId, use]) => ({ accessId, at: new Date(use.at).toISOString(), ip: use.address?.toString() ?? 'unknown' }));
     this.pending = new Map();
     await this.store.recordServiceAccountUse(uses);
   }

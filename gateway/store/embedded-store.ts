@@ -83,6 +83,14 @@ function frozenClient(client: ClientRecord): ClientRecord {
   return Object.freeze(client);
 }
 
+/** The same for a service account: the signed route reads it on every request. */
+function frozenAccount(account: ServiceAccountRecord): ServiceAccountRecord {
+  Object.freeze(account.permissions);
+  Object.freeze(account.allowedIps);
+  if (account.publicKeys) for (const key of Object.freeze(account.publicKeys)) Object.freeze(key);
+  return Object.freeze(account);
+}
+
 export class EmbeddedCredentialStore implements CredentialStore {
   readonly kind = 'embedded' as const;
   private readonly clients = new Map<string, ClientRecord>();
@@ -110,7 +118,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private restore(snapshot: Snapshot): void {
     for (const [id, c] of Object.entries(snapshot.clients ?? {})) this.clients.set(id, frozenClient(c));
     for (const a of Object.values(snapshot.serviceAccounts ?? {})) {
-      this.accountsByAccessId.set(a.accessId, a);
+      this.accountsByAccessId.set(a.accessId, frozenAccount(a));
       this.accessIdById.set(a.id, a.accessId);
     }
     for (const [k, v] of Object.entries(snapshot.meta ?? {})) this.meta.set(k, v);
@@ -215,7 +223,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
 
   async createServiceAccount(account: ServiceAccountRecord): Promise<boolean> {
     if (this.accessIdById.has(account.id) || this.accountsByAccessId.has(account.accessId)) return false;
-    this.accountsByAccessId.set(account.accessId, { ...structuredClone(account), lastUsedAt: null, lastUsedIp: null });
+    this.accountsByAccessId.set(account.accessId, frozenAccount({ ...structuredClone(account), lastUsedAt: null, lastUsedIp: null }));
     this.accessIdById.set(account.id, account.accessId);
     this.persist();
     return true;
@@ -249,7 +257,8 @@ export class EmbeddedCredentialStore implements CredentialStore {
   async serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState> {
     const account = this.accountsByAccessId.get(accessId);
     if (!account) return { account: null, nonceUsed: false };
-    return { account: structuredClone(account), nonceUsed: this.nonces.get(`${accessId}:${nonce}`) !== undefined };
+    // Stored frozen: handed out as is on the hot path, without a copy per request.
+    return { account, nonceUsed: this.nonces.get(`${accessId}:${nonce}`) !== undefined };
   }
 
   async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
@@ -272,7 +281,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     if (!accessId || !current) return Promise.resolve({ outcome: 'account_not_found', account: null });
     const { outcome, account } = change(current);
     if (account !== current) {
-      this.accountsByAccessId.set(accessId, account);
+      this.accountsByAccessId.set(accessId, frozenAccount(account));
       this.persist();
     }
     return Promise.resolve({ outcome, account: structuredClone(account) });
@@ -283,8 +292,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     for (const use of uses) {
       const account = this.accountsByAccessId.get(use.accessId);
       if (!account) continue;
-      account.lastUsedAt = use.at;
-      account.lastUsedIp = use.ip;
+      this.accountsByAccessId.set(use.accessId, frozenAccount({ ...account, lastUsedAt: use.at, lastUsedIp: use.ip }));
       changed = true;
     }
     if (changed) this.persist();
