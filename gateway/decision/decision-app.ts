@@ -3,8 +3,8 @@
 // consumed and, when the body is sent, its digest checked) and answers
 //   200 with the identity headers the proxy would have sent upstream, for the edge to copy; or
 //   the proxy's refusal: status, error body, WWW-Authenticate, Accept-Signature, Retry-After.
-// Only trusted proxies may ask: a client that reached this listener could learn nothing, but it
-// would choose its own client address.
+// Only trusted proxies may ask: the decision believes its caller's description of the request and
+// its X-Forwarded-For, so a client that reached this listener could choose its own address.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
