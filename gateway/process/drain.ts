@@ -46,7 +46,8 @@ function stopAccepting(server: Server): void {
 /** Drains, then closes the gateway. Resolves false if in-flight requests had to be cut off. */
 export async function drainAndClose(gateway: Gateway, timing: DrainTiming): Promise<boolean> {
   gateway.lifecycle.startDraining();
-  const servers = [gateway.publicApp.server, gateway.adminApp.server];
+  // The decision listener too: edge proxies keep connections to it and must reconnect elsewhere.
+  const servers = [gateway.publicApp.server, gateway.adminApp.server, ...(gateway.decisionApp ? [gateway.decisionApp.server] : [])];
   for (const server of servers) closeConnectionsAfterResponse(server);
   await sleep(timing.drainMs);
   for (const server of servers) stopAccepting(server);
