@@ -1,6 +1,9 @@
 // Sign-in (admin token, or a configured user's password), sign-out, and the current session,
 // which is how the dashboard's scripts learn the CSRF token (same-origin reads only: no CORS).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { messages } from '../admin/schemas/schema-helpers.js';
 import type { Settings } from '../config/settings.js';
 import { GatewayError, invalidField } from '../errors.js';
 import { audit } from '../http/audit.js';
@@ -28,35 +31,28 @@ interface Attempt {
   verify(): Promise<{ user: string; method: DashboardSession['method']; credential: string } | null>;
 }
 
-type Body = Record<string, unknown>;
+const Secret = Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH, ...messages({ minLength: 'is required', maxLength: `must be at most ${MAX_SECRET_LENGTH} characters` }) });
 
-/** The sign-in body: a JSON object of known fields only. */
-function signInBody(body: unknown): Body {
-  const known = ['token', 'username', 'password'];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidField('body', 'must be a JSON object');
-  for (const key of Object.keys(body)) if (!known.includes(key)) throw invalidField(key, `is not a known field (known: ${known.join(', ')})`);
-  return body as Body;
-}
+/** The admin token, or a configured user's name and password. */
+const SignInSchema = Type.Object({ token: Type.Optional(Secret), username: Type.Optional(Secret), password: Type.Optional(Secret) }, { additionalProperties: false });
+type SignIn = Static<typeof SignInSchema>;
 
-function secretField(body: Body, field: string): string {
-  const value = body[field];
-  if (typeof value !== 'string' || value === '') throw invalidField(field, 'is required');
-  if (value.length > MAX_SECRET_LENGTH) throw invalidField(field, `must be at most ${MAX_SECRET_LENGTH} characters`);
+function required(value: string | undefined, field: 'username' | 'password'): string {
+  if (value === undefined) throw invalidField(field, 'is required');
   return value;
 }
 
-function readAttempt(settings: Settings, raw: unknown): Attempt {
-  const body = signInBody(raw);
-  if (body.token !== undefined) {
-    const token = secretField(body, 'token');
+function readAttempt(settings: Settings, body: SignIn): Attempt {
+  const token = body.token;
+  if (token !== undefined) {
     return {
       username: undefined,
       field: 'token',
       verify: async () => (secretsEqual(token, settings.adminToken!) ? { user: 'admin', method: 'token', credential: settings.adminToken! } : null),
     };
   }
-  const username = secretField(body, 'username');
-  const password = secretField(body, 'password');
+  const username = required(body.username, 'username');
+  const password = required(body.password, 'password');
   return {
     username,
     field: 'password',
@@ -91,7 +87,7 @@ function sessionBody(session: DashboardSession) {
 export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependencies): void {
   const { auth, throttle } = deps;
 
-  app.post('/dashboard/api/sign-in', async (request, reply) => {
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/dashboard/api/sign-in', { schema: { body: SignInSchema, hide: true } }, async (request, reply) => {
     requireSameOrigin(request);
     const attempt = readAttempt(deps.settings, request.body);
     const address = deps.addressOf(request);
