@@ -4,12 +4,12 @@
 import { isIP } from 'node:net';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import { GatewayError } from '../errors.js';
-import { hostOf } from '../pipeline/identify.js';
+import { authorityOf, hostOfAuthority } from '../pipeline/original-request.js';
 
 export function requireAdminHost(hostnames: readonly string[]): onRequestAsyncHookHandler {
   const allowed = new Set(hostnames);
   return async (request) => {
-    const host = hostOf(request);
+    const host = hostOfAuthority(authorityOf(request.headers.host));
     if (allowed.has(host) || isIP(host.startsWith('[') ? host.slice(1, -1) : host) !== 0) return;
     throw new GatewayError('host_not_allowed', 'The admin listener does not answer to this Host; use its address or a name listed in GATEWAY_ADMIN_HOSTNAMES.');
   };

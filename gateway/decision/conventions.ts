@@ -4,10 +4,9 @@
 // here, and passes the client's own headers (credentials, signature, Content-Digest) as they came.
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
-import type { OriginalRequest } from '../pipeline/original-request.js';
+import { authorityOf, type OriginalRequest } from '../pipeline/original-request.js';
 
-export const CONVENTIONS = ['nginx', 'envoy', 'traefik'] as const;
-export type ConventionName = (typeof CONVENTIONS)[number];
+type ConventionName = 'nginx' | 'envoy' | 'traefik';
 
 export interface Convention {
   readonly name: ConventionName;
@@ -57,12 +56,18 @@ function ownLength(request: FastifyRequest): { length: number; chunked: boolean 
   return { length: lengthOf(header(request, 'content-length'), 'Content-Length'), chunked: request.headers['transfer-encoding'] !== undefined };
 }
 
+/** Methods that carry a body: when the edge proxy keeps the body, such a request is taken to have one. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
 function describeWith(request: FastifyRequest, parts: Pick<OriginalRequest, 'method' | 'url' | 'authority' | 'declaredLength' | 'hasBody' | 'body'>): OriginalRequest {
   // Without it the client address would be the edge proxy's own, and allow-lists would judge that.
   if (header(request, 'x-forwarded-for') === undefined) {
     throw new GatewayError('decision_request_invalid', 'The decision request has no X-Forwarded-For: the edge proxy must name the client address.');
   }
-  return { ...parts, protocol: protocolOf(request), headers: request.headers, rawHeaders: request.raw.rawHeaders };
+  // The edge proxy may not say whether a body came (it drops Content-Length): a method that carries
+  // one is taken to have one, so the signature must cover a Content-Digest.
+  const hasBody = parts.hasBody || (parts.body === 'withheld' && BODY_METHODS.has(parts.method));
+  return { ...parts, hasBody, protocol: protocolOf(request), headers: request.headers, rawHeaders: request.raw.rawHeaders };
 }
 
 /**
@@ -79,7 +84,7 @@ const nginx: Convention = {
     return describeWith(request, {
       method: methodFrom(required(request, 'x-original-method', 'nginx'), 'X-Original-Method'),
       url: originFormUrl(required(request, 'x-original-uri', 'nginx'), 'X-Original-URI'),
-      authority: (header(request, 'host') ?? '').trim().toLowerCase(),
+      authority: authorityOf(header(request, 'host')),
       declaredLength,
       hasBody: declaredLength > 0 || header(request, 'x-original-transfer-encoding') !== undefined || header(request, 'content-digest') !== undefined,
       body: 'withheld',
@@ -92,9 +97,11 @@ const nginx: Convention = {
  * original Host and the allowed headers. With with_request_body the body comes too, marked by
  * x-envoy-auth-partial-body; without it Envoy sends Content-Length: 0 and keeps the body.
  */
+const ENVOY_PREFIX = '/envoy';
+
 const envoy: Convention = {
   name: 'envoy',
-  prefix: '/envoy',
+  prefix: ENVOY_PREFIX,
   describe(request) {
     const partial = header(request, 'x-envoy-auth-partial-body');
     if (partial !== undefined && partial.trim().toLowerCase() !== 'false') throw new GatewayError('body_partial');
@@ -102,8 +109,8 @@ const envoy: Convention = {
     const sent = partial !== undefined;
     return describeWith(request, {
       method: methodFrom(request.raw.method ?? request.method, 'The method'),
-      url: originFormUrl(request.url.slice('/envoy'.length), 'The path after /envoy'),
-      authority: (header(request, 'host') ?? '').trim().toLowerCase(),
+      url: originFormUrl(request.url.slice(ENVOY_PREFIX.length), `The path after ${ENVOY_PREFIX}`),
+      authority: authorityOf(header(request, 'host')),
       declaredLength: sent ? own.length : 0,
       hasBody: sent ? own.length > 0 || own.chunked : header(request, 'content-digest') !== undefined,
       body: sent ? 'stream' : 'withheld',
@@ -124,7 +131,7 @@ const traefik: Convention = {
     return describeWith(request, {
       method: methodFrom(required(request, 'x-forwarded-method', 'traefik'), 'X-Forwarded-Method'),
       url: originFormUrl(required(request, 'x-forwarded-uri', 'traefik'), 'X-Forwarded-Uri'),
-      authority: required(request, 'x-forwarded-host', 'traefik').trim().toLowerCase(),
+      authority: authorityOf(required(request, 'x-forwarded-host', 'traefik')),
       declaredLength: own.length,
       hasBody: sent || header(request, 'content-digest') !== undefined,
       body: sent ? 'stream' : 'withheld',

@@ -5,23 +5,22 @@
 //   the proxy's refusal: status, error body, WWW-Authenticate, Accept-Signature, Retry-After.
 // Only trusted proxies may ask: the decision believes its caller's description of the request and
 // its X-Forwarded-For, so a client that reached this listener could choose its own address.
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { audit } from '../http/audit.js';
 import { sendError, toGatewayError } from '../http/error-reply.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
-import { anyContains, parsePeerAddress } from '../net/cidr.js';
+import { anyContains } from '../net/cidr.js';
+import { peerAddressOf } from '../net/client-ip.js';
 import type { RequestContext } from '../pipeline/context.js';
 import { principalHeaders } from '../pipeline/mutate.js';
-import type { RequestChecker } from '../pipeline/pipeline.js';
+import { PROXIED_METHODS, type RequestChecker } from '../pipeline/pipeline.js';
+import { digestLeftToUpstream } from '../pipeline/withheld-body.js';
 import { CONVENTION_LIST, type Convention } from './conventions.js';
 
-/** Every method a described request may have: Envoy asks with the original one. */
-const ASKED_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
-
 /** Says the upstream must check the body against the signed Content-Digest (policy digest: upstream). */
-export const DIGEST_DELEGATED_HEADER = 'x-gateway-digest';
+const DIGEST_DELEGATED_HEADER = 'x-gateway-digest';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,7 +37,7 @@ export interface DecisionDependencies {
 
 function decisionHeaders(context: RequestContext, requestId: string): Record<string, string> {
   const headers = principalHeaders(context, { 'x-request-id': requestId });
-  if (context.digestDelegated) headers[DIGEST_DELEGATED_HEADER] = 'upstream';
+  if (digestLeftToUpstream(context)) headers[DIGEST_DELEGATED_HEADER] = 'upstream';
   return headers;
 }
 
@@ -55,7 +54,7 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
   // Its own scope: the decision's refusals replace the listener's default error answers.
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => {
-      const peer = parsePeerAddress(request.socket.remoteAddress);
+      const peer = peerAddressOf(request.socket);
       if (!peer || !anyContains(deps.settings.trustedProxies, peer)) throw new GatewayError('decision_caller_not_trusted');
     });
     scope.setErrorHandler((error, request, reply) => refuse(request, reply, error));
@@ -76,10 +75,11 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
         const context = await deps.check(request, reply, convention.describe(request));
         return reply.code(200).headers(decisionHeaders(context, String(request.id))).send();
       };
-      for (const url of [convention.prefix, `${convention.prefix}/*`]) scope.route({ method: ASKED_METHODS, url, config: { convention }, handler });
+      // Envoy asks with the original method: every method the proxy forwards.
+      for (const url of [convention.prefix, `${convention.prefix}/*`]) scope.route({ method: PROXIED_METHODS, url, config: { convention }, handler });
     }
     scope.route({
-      method: ASKED_METHODS,
+      method: PROXIED_METHODS,
       url: '/*',
       handler: () => {
         throw new GatewayError('decision_request_invalid', 'The decision listener answers under /nginx, /envoy and /traefik only.');

@@ -25,7 +25,11 @@ export function resolveClientAddress(
   forwardedFor: string | string[] | undefined,
   trustedProxies: readonly Cidr[],
 ): Address | undefined {
-  const peer = parsePeerAddress(socketAddress);
+  return clientAddressFrom(parsePeerAddress(socketAddress), forwardedFor, trustedProxies);
+}
+
+/** resolveClientAddress for a peer address already parsed (peerAddressOf). */
+export function clientAddressFrom(peer: Address | undefined, forwardedFor: string | string[] | undefined, trustedProxies: readonly Cidr[]): Address | undefined {
   if (!peer || trustedProxies.length === 0 || !anyContains(trustedProxies, peer)) return peer;
   // Empty list items (", ,") are not hops; Node joins repeated header lines with ", ".
   const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor ?? '')
@@ -49,14 +53,28 @@ function parseHop(hop: string): Address {
   }
 }
 
+interface Peer {
+  remoteAddress?: string | undefined;
+}
+
 interface RequestWithPeer {
-  socket: { remoteAddress?: string | undefined };
+  socket: Peer;
   headers: IncomingHttpHeaders;
+}
+
+const peers = new WeakMap<Peer, Address | undefined>();
+
+/** The socket's peer address, parsed once per connection, not on every request it carries. */
+export function peerAddressOf(socket: Peer): Address | undefined {
+  if (peers.has(socket)) return peers.get(socket);
+  const peer = parsePeerAddress(socket.remoteAddress);
+  peers.set(socket, peer);
+  return peer;
 }
 
 /** The client address of a request, through the trusted proxies (throws forwarded_for_invalid). */
 export function clientAddressOf(request: RequestWithPeer, trustedProxies: readonly Cidr[]): Address | undefined {
-  return resolveClientAddress(request.socket.remoteAddress, request.headers['x-forwarded-for'], trustedProxies);
+  return clientAddressFrom(peerAddressOf(request.socket), request.headers['x-forwarded-for'], trustedProxies);
 }
 
 /** The same as text, for throttle keys and logs (throws forwarded_for_invalid). */

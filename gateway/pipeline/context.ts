@@ -40,8 +40,6 @@ export interface RequestContext {
   body?: Buffer;
   /** Set by the limit stage on a rate-limited route: the RateLimit response fields of this request. */
   rateLimitFields?: Readonly<Record<'ratelimit-policy' | 'ratelimit', string>>;
-  /** Set by admit when the edge proxy kept the body and the route delegates its digest check upstream. */
-  digestDelegated?: boolean;
   /** performance.now() when the request passed every check and was handed to the proxy. */
   forwardedAt?: number;
 }

@@ -1,27 +1,22 @@
 // Stage 1: which route is this, is its path unambiguous, and who is the client.
-import type { FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import { resolveClientAddress } from '../net/client-ip.js';
+import type { Address } from '../net/cidr.js';
+import { clientAddressFrom } from '../net/client-ip.js';
 import { checkTarget } from '../policy/path-safety.js';
 import type { RouteTable } from '../policy/route-table.js';
 import type { RequestContext } from './context.js';
 import { checkWithheldBody } from './withheld-body.js';
 import { hostOfAuthority, type OriginalRequest } from './original-request.js';
 
-/** The Host header without its port, lower-cased ("[::1]:8080" -> "[::1]"). */
-export function hostOf(request: FastifyRequest): string {
-  return hostOfAuthority((request.headers.host ?? '').toLowerCase());
-}
-
 /**
  * The route and client of a request. The client address is the socket peer's, or, when the peer is
  * a trusted proxy (an edge proxy asking for a decision always is), its X-Forwarded-For client.
  */
-export function identify(original: OriginalRequest, peerAddress: string | undefined, routes: RouteTable, settings: Pick<Settings, 'trustedProxies'>): RequestContext {
+export function identify(original: OriginalRequest, peer: Address | undefined, routes: RouteTable, settings: Pick<Settings, 'trustedProxies'>): RequestContext {
   const target = checkTarget(original.url);
   const route = routes.match(original.method, hostOfAuthority(original.authority), target.segments);
   if (!route) throw new GatewayError('route_not_found', `No route matches ${original.method} ${target.path}.`);
   checkWithheldBody(original, route);
-  return { original, target, route, clientAddress: resolveClientAddress(peerAddress, original.headers['x-forwarded-for'], settings.trustedProxies) };
+  return { original, target, route, clientAddress: clientAddressFrom(peer, original.headers['x-forwarded-for'], settings.trustedProxies) };
 }

@@ -11,6 +11,9 @@
 // draft: Retry-After must not point before the end of the effective window).
 import type { FastifyReply } from 'fastify';
 import { GatewayError } from '../errors.js';
+import { serializeString } from '../../clients/typescript/src/structured-fields.js';
+import type { PolicyRoute } from '../policy/policy-loader.js';
+import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import type { CredentialStore } from '../store/types.js';
 import type { Principal, RequestContext } from './context.js';
 
@@ -23,9 +26,22 @@ function credentialOf(principal: Principal): string {
   return principal.kind === 'client' ? principal.clientId : principal.account.id;
 }
 
-/** An RFC 8941 String; the loader allows only printable ASCII in a limited route's id. */
-function sfString(text: string): string {
-  return `"${text.replace(/[\\"]/g, '\\$&')}"`;
+/** The route's name and policy in the RateLimit fields: fixed per route, built once. */
+interface FieldParts {
+  name: string;
+  policy: string;
+}
+const fieldParts = new WeakMap<PolicyRoute, FieldParts>();
+
+function partsOf(route: PolicyRoute, rule: RateLimitRule): FieldParts {
+  let parts = fieldParts.get(route);
+  if (!parts) {
+    // An RFC 8941 String; the loader allows only printable ASCII in a limited route's id.
+    const name = serializeString(route.id);
+    parts = { name, policy: `${name};q=${rule.requests};w=${rule.perSeconds}` };
+    fieldParts.set(route, parts);
+  }
+  return parts;
 }
 
 export async function limit(store: RateLimitStore, context: RequestContext, reply: FastifyReply): Promise<void> {
@@ -34,8 +50,7 @@ export async function limit(store: RateLimitStore, context: RequestContext, repl
   if (!rule) return;
   if (!principal) throw new GatewayError('internal_error', 'limit ran before authenticate');
   const decision = await store.takeRateLimit(credentialOf(principal), route.id, rule);
-  const name = sfString(route.id);
-  const policy = `${name};q=${rule.requests};w=${rule.perSeconds}`;
+  const { name, policy } = partsOf(route, rule);
   if (!decision.allowed) {
     const wait = decision.retryAfterSeconds;
     throw new GatewayError('rate_limited', `This credential may send ${rule.requests} requests per ${rule.perSeconds} seconds to this route; retry in ${wait} seconds.`, {

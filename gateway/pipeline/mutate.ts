@@ -55,7 +55,16 @@ export function principalHeaders(context: RequestContext, headers: Record<string
   return headers;
 }
 
-export function identityHeaders(context: RequestContext, view: ConnectionView): Record<string, string> {
+/** Adds the names a Connection value lists that are not already dropped as hop-by-hop; undefined while there are none. */
+function beyondHopByHop(value: string, named: Set<string> | undefined): Set<string> | undefined {
+  for (const token of value.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name !== '' && !HOP_BY_HOP.has(name)) (named ??= new Set()).add(name);
+  }
+  return named;
+}
+
+function identityHeaders(context: RequestContext, view: ConnectionView): Record<string, string> {
   const headers: Record<string, string> = { 'x-request-id': view.requestId, 'x-forwarded-proto': view.protocol };
   if (view.host) headers['x-forwarded-host'] = view.host;
   if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress.toString();
@@ -85,7 +94,8 @@ export function downstreamHeaderList(raw: readonly Buffer[], rateLimit: RequestC
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toString('latin1').toLowerCase();
     const value = raw[i + 1]!.toString('latin1');
-    if (name === 'connection') connectionNamed = namedByConnection(value);
+    // Every Connection line counts; most name only hop-by-hop fields (keep-alive), dropped anyway.
+    if (name === 'connection') connectionNamed = beyondHopByHop(value, connectionNamed);
     if (!HOP_BY_HOP.has(name)) list.push(name, value);
   }
   if (connectionNamed) {

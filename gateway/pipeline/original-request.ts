@@ -18,7 +18,7 @@ export interface OriginalRequest {
   /** The declared body length (0 when absent or chunked). */
   readonly declaredLength: number;
   /** Whether the request carries a body, so the signature must cover its Content-Digest. */
-  hasBody: boolean;
+  readonly hasBody: boolean;
   /**
    * Where the body is: the exchange's own payload ('stream'), or kept by an edge proxy that does
    * not send it ('withheld'), when its digest is the upstream's to check (policy `digest: upstream`).
@@ -33,7 +33,7 @@ export function receivedOriginal(request: FastifyRequest): OriginalRequest {
   return {
     method: request.raw.method ?? request.method,
     url: request.url,
-    authority: (headers.host ?? '').trim().toLowerCase(),
+    authority: authorityOf(headers.host),
     protocol: request.protocol,
     headers,
     rawHeaders: request.raw.rawHeaders,
@@ -41,6 +41,11 @@ export function receivedOriginal(request: FastifyRequest): OriginalRequest {
     hasBody: headers['transfer-encoding'] !== undefined || declaredLength > 0,
     body: 'stream',
   };
+}
+
+/** The authority as the signature covers it: the Host value as sent, trimmed and lower-cased. */
+export function authorityOf(host: string | undefined): string {
+  return (host ?? '').trim().toLowerCase();
 }
 
 /** The host of an authority, without its port ("[::1]:8080" -> "[::1]"). */

@@ -22,13 +22,14 @@ import type { Authenticators } from './authenticator.js';
 import { authorize } from './authorize.js';
 import type { RequestContext } from './context.js';
 import { Forwarder } from './forward.js';
+import { peerAddressOf } from '../net/client-ip.js';
 import { identify } from './identify.js';
 import { limit, type RateLimitStore } from './limit.js';
 import { upstreamHeaders } from './mutate.js';
 import { receivedOriginal, type OriginalRequest } from './original-request.js';
 
-/** The methods the proxy forwards; anything else is answered 404 by the gateway itself. */
-const PROXIED_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
+/** The methods the proxy forwards (and a decision is asked about); anything else is answered 404 by the gateway itself. */
+export const PROXIED_METHODS: HTTPMethods[] = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
 /** What the checks (stages 1-3c) need. */
 export interface CheckDependencies {
@@ -53,7 +54,7 @@ export type RequestChecker = (request: FastifyRequest, reply: FastifyReply, orig
 
 export function requestChecker(deps: CheckDependencies): RequestChecker {
   return async (request, reply, original) => {
-    const context = identify(original, request.socket.remoteAddress, deps.routes(), deps.settings);
+    const context = identify(original, peerAddressOf(request.socket), deps.routes(), deps.settings);
     request.gateway = context;
     const authenticator = deps.authenticators[context.route.auth];
     const authenticating = performance.now();

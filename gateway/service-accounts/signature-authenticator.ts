@@ -14,10 +14,10 @@ import { maskAccessId } from '../http/logging.js';
 import type { Authenticator } from '../pipeline/authenticator.js';
 import type { RequestContext, ServiceAccountPrincipal } from '../pipeline/context.js';
 import { verifyEd25519 } from '../signing/ed25519.js';
-import { SignatureError } from '../signing/errors.js';
-import type { HeaderFields } from '../signing/message.js';
-import { ACCESS_ID_HEADER } from '../signing/profile.js';
-import { buildSignatureBase } from '../signing/signature-base.js';
+import { SignatureError } from '../../clients/typescript/src/errors.js';
+import type { HeaderFields } from '../../clients/typescript/src/message.js';
+import { ACCESS_ID_HEADER } from '../../clients/typescript/src/profile.js';
+import { buildSignatureBase } from '../../clients/typescript/src/signature-base.js';
 import { SignatureHeaders } from '../signing/signature-headers.js';
 import { serviceAccountKeys } from '../store/service-account-keys.js';
 import type { CredentialStore } from '../store/types.js';
@@ -124,10 +124,7 @@ export class SignatureAuthenticator implements Authenticator {
     // An edge proxy that keeps the body (nginx auth_request) reaches here only on a route whose
     // policy delegates the digest check upstream (gateway/pipeline/withheld-body.ts); the signature
     // covered the Content-Digest the upstream checks the body against.
-    if (context.original.body === 'withheld') {
-      if (context.original.hasBody) context.digestDelegated = true;
-      return;
-    }
+    if (context.original.body === 'withheld') return;
     const body = await readRequestBody(request, context.original, this.settings.maxBodyBytes, this.bodyBudget.holdFor(reply));
     checkBodyDigest(signed.claimedDigests, body ?? Buffer.alloc(0));
     if (body !== undefined) context.body = body;
