@@ -242,7 +242,8 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
   }
 
   // Only a trusted proxy may ask for decisions (it names the client address): none trusted, none may.
-  const decisionPort = lookup('decisionPort', yaml, env)[0] === undefined ? null : int('decisionPort', yaml, env, 0, 0, 65535);
+  // Unset, empty or null (a bare `decision_port:` in the YAML): off.
+  const decisionPort = str('decisionPort', yaml, env) === undefined ? null : int('decisionPort', yaml, env, 0, 0, 65535);
   if (decisionPort !== null && trustedProxies.length === 0) {
     throw new SettingsError(lookup('decisionPort', yaml, env)[1], `needs ${SOURCES.trustedProxies[1]} to name the edge proxies that may ask for decisions (e.g. 127.0.0.1/32)`);
   }

@@ -41,6 +41,11 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** A client-chosen name as the answer shows it: cut short like a value. */
+function boundedName(name: string): string {
+  return name.length > 60 ? `${name.slice(0, 57)}...` : name;
+}
+
 function pointerSegments(pointer: string): string[] {
   return pointer === '' ? [] : pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
@@ -100,7 +105,8 @@ function fieldError(error: VerboseError, dataVar: SchemaErrorDataVar): GatewayEr
     return invalidField(path[0] ?? missing, ownMessage(property, 'required', undefined) ?? 'is required');
   }
   if (keyword === 'additionalProperties') {
-    const unknown = String(params.additionalProperty);
+    // A hostile body may name a field of any length (up to the body limit): never echo it whole.
+    const unknown = boundedName(String(params.additionalProperty));
     const known = `(known: ${Object.keys((parentSchema?.properties as Schema | undefined) ?? {}).join(', ') || 'none'})`;
     // A member named "" cannot be the field of the answer (an empty field is no field): its parent is.
     if (path[0] === undefined && unknown === '') return invalidField(WHOLE[dataVar], `has a ${MEMBER[dataVar]} with an empty name, which is not a known ${MEMBER[dataVar]} ${known}`);

@@ -180,3 +180,8 @@ t.test('the decision listener: off by default, on loopback when given a port, an
   refuses(t, () => settingsFrom({}, { GATEWAY_DECISION_PORT: '8082' }, '/srv/gw'), 'GATEWAY_DECISION_PORT', 'needs GATEWAY_TRUSTED_PROXIES');
   refuses(t, () => settingsFrom({}, { GATEWAY_DECISION_PORT: 'eighty', GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32' }, '/srv/gw'), 'GATEWAY_DECISION_PORT', 'must be a whole number');
 });
+
+t.test('a bare decision_port: in the YAML leaves the decision listener off', async (t) => {
+  t.equal(settingsFrom({ decision_port: null }, {}, '/srv/gw').decisionPort, null);
+  t.equal(settingsFrom({ decision_port: '' }, {}, '/srv/gw').decisionPort, null);
+});

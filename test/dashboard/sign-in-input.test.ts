@@ -26,3 +26,14 @@ t.test('sign-in input errors name the field and what is wrong', async (t) => {
   const signedIn = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { token: tg.adminToken } });
   t.equal(signedIn.statusCode, 200, 'the right token still signs in');
 });
+
+t.test('an unknown field with a long name is not echoed whole', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded' });
+  const name = 'x'.repeat(10_000);
+  const response = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { token: tg.adminToken, [name]: 1 } });
+  t.equal(response.statusCode, 400);
+  const body = response.json<{ error: string; field: string; message: string }>();
+  t.equal(body.error, 'validation_error');
+  t.equal(body.field, `${'x'.repeat(57)}...`);
+  t.ok(response.body.length < 600, `the answer stays short (${response.body.length} bytes)`);
+});
