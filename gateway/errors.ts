@@ -14,6 +14,9 @@ export interface ErrorEntry {
   readonly action: string;
 }
 
+/** auth_error and its RFC 6749 name invalid_client: one failure, two spellings. */
+const CLIENT_AUTHENTICATION_FAILED: ErrorEntry = { status: 401, message: 'Client authentication failed: the client is invalid.', action: 'Check the client id and secret (the secret is shown once, at creation); after repeated failures the gateway throttles.' };
+
 export const ERRORS = {
   // Input and routing
   bad_request: { status: 400, message: 'The request is malformed.', action: 'Fix the request (method, headers, body encoding) before sending it again; retrying it unchanged fails the same way.' },
@@ -53,9 +56,9 @@ export const ERRORS = {
   rate_limited: { status: 429, message: 'This credential has sent more requests to this route than its rate limit allows; retry after Retry-After seconds.', action: 'Wait the Retry-After seconds before the next request to this route, and slow down.' },
 
   // Token endpoint (RFC 6749 section 5.2 codes plus the seed's auth_error)
-  auth_error: { status: 401, message: 'Client authentication failed: the client is invalid.', action: 'Check the client id and secret (the secret is shown once, at creation); after repeated failures the gateway throttles.' },
+  auth_error: CLIENT_AUTHENTICATION_FAILED,
   // auth_error under its RFC 6749 name, answered instead with oauth_error_style: rfc6749.
-  invalid_client: { status: 401, message: 'Client authentication failed: the client is invalid.', action: 'Check the client id and secret (the secret is shown once, at creation); after repeated failures the gateway throttles.' },
+  invalid_client: CLIENT_AUTHENTICATION_FAILED,
   invalid_request: { status: 400, message: 'The token request is malformed.', action: 'Send the token request as an application/x-www-form-urlencoded form with grant_type and client credentials, each once.' },
   unsupported_grant_type: { status: 400, message: 'Only the client_credentials grant is supported.', action: 'Use grant_type=client_credentials.' },
   invalid_scope: { status: 400, message: 'The requested scope is not allowed for this client.', action: 'Request only scopes the client is allowed, or ask an operator to allow the scope.' },

@@ -26,7 +26,6 @@ import { PageQuerySchema } from './schemas/paging.js';
 import { described } from './schemas/schema-helpers.js';
 
 export type { ClientView, CreatedClientView, RolledSecretView } from './schemas/clients.js';
-export { MAX_SECRET_GRACE_SECONDS } from './schemas/clients.js';
 
 /** The client as the admin API shows it: never the secret hash. */
 export function publicClient(client: ClientRecord): ClientView {

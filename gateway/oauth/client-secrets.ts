@@ -107,11 +107,6 @@ export class ClientSecretHasher {
     return this.hash(secret);
   }
 
-  /** Constant-time check; with no stored hash it still does the same work, so timing reveals nothing. */
-  matches(secret: string, storedHash: string | undefined): boolean {
-    return this.matchesEither(secret, storedHash, undefined);
-  }
-
   /**
    * Constant-time check against the current hash and a previous one (a secret roll's grace period):
    * the secret is hashed once and always compared with both (an absent one with a dummy), without

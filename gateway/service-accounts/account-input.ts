@@ -40,7 +40,7 @@ function publicKey(value: unknown): ParsedPublicKey {
  * expires_at: null for never; else the instant, stored as ISO 8601 (milliseconds), which must be in
  * the future. The schema checked the form (RFC 3339 UTC) and that the date exists.
  */
-export function expiryInstant(value: string | null | undefined, now: Date): string | null {
+function expiryInstant(value: string | null | undefined, now: Date): string | null {
   if (value === undefined || value === null) return null;
   const shape = 'must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)';
   const parts = RFC3339_UTC.exec(value);
@@ -63,14 +63,14 @@ export function serviceAccountKeyFromInput(input: ServiceAccountKeyInput, now = 
 type AccountInput = Omit<ServiceAccountInput, 'permissions' | 'allowed_ips'> & { permissions: readonly string[]; allowed_ips?: readonly string[] | null };
 
 export function serviceAccountFromInput(input: AccountInput, now = new Date()): ServiceAccountRecord {
-  const key = publicKey(input.public_key);
+  const key = serviceAccountKeyFromInput(input, now);
   const expiresAt = expiryInstant(input.expires_at, now);
   return {
     id: `sa_${randomBytes(10).toString('hex')}`,
     accessId: randomUUID(),
     description: input.description.trim(),
-    publicKey: key.line,
-    publicKeyBytes: key.raw.toString('base64url'),
+    publicKey: key.publicKey,
+    publicKeyBytes: key.publicKeyBytes,
     fingerprint: key.fingerprint,
     permissions: [...new Set(input.permissions)],
     allowedIps: allowedIps(input.allowed_ips),
@@ -79,6 +79,6 @@ export function serviceAccountFromInput(input: AccountInput, now = new Date()): 
     lastUsedAt: null,
     lastUsedIp: null,
     expiresAt,
-    publicKeys: [{ publicKey: key.line, publicKeyBytes: key.raw.toString('base64url'), fingerprint: key.fingerprint, addedAt: now.toISOString() }],
+    publicKeys: [key],
   };
 }

@@ -20,7 +20,7 @@ function member(jwk: Json, name: string): unknown {
   return Object.hasOwn(jwk, name) ? jwk[name] : undefined;
 }
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -2,17 +2,13 @@
 // SubjectPublicKeyInfo, or a JWK (a JSON object, or its text). Each becomes the one stored form,
 // the ssh-ed25519 line, after the same strict Ed25519 checks. A private key is recognised before
 // anything else is read, so the 400 can say what it is without ever repeating it.
-import { JWK_SHAPE, parseJwkPublicKey, parseJwkText } from './jwk-public-key.js';
+import { isObject, JWK_SHAPE, parseJwkPublicKey, parseJwkText } from './jwk-public-key.js';
 import { PrivateKeyGivenError, PublicKeyError } from './public-key-errors.js';
 import { parseSshEd25519PublicKey, type SshEd25519Key } from './ssh-public-key.js';
 import { parsePemPublicKey } from './spki-public-key.js';
 
-export type PublicKeyForm = 'ssh' | 'pem' | 'jwk';
-
-export interface ParsedPublicKey extends SshEd25519Key {
-  /** The form it was given in; the stored form is always the ssh-ed25519 line. */
-  form: PublicKeyForm;
-}
+/** Whatever form it was given in, a public key is stored as its ssh-ed25519 line. */
+export type ParsedPublicKey = SshEd25519Key;
 
 export const ACCEPTED_PUBLIC_KEY_FORMS = `an "ssh-ed25519 <base64> [comment]" line, a PEM "-----BEGIN PUBLIC KEY-----" block, or a JWK ${JWK_SHAPE} (as an object or JSON text)`;
 
@@ -30,27 +26,22 @@ function privateKeyKind(text: string): string | undefined {
   return undefined;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseText(text: string): [SshEd25519Key, PublicKeyForm] {
-  if (text.startsWith('{')) return [parseJwkText(text), 'jwk'];
-  if (text.startsWith('-----BEGIN ')) return [parsePemPublicKey(text), 'pem'];
+function parseText(text: string): SshEd25519Key {
+  if (text.startsWith('{')) return parseJwkText(text);
+  if (text.startsWith('-----BEGIN ')) return parsePemPublicKey(text);
   if (text.startsWith('---- BEGIN SSH2 PUBLIC KEY ----')) throw new PublicKeyError('is an RFC 4716 SSH2 public key; convert it to a line with ssh-keygen -i -f FILE');
-  if (/^(ssh-|ecdsa-|sk-)/.test(text)) return [parseSshEd25519PublicKey(text), 'ssh'];
+  if (/^(ssh-|ecdsa-|sk-)/.test(text)) return parseSshEd25519PublicKey(text);
   throw new PublicKeyError(`is not a public key in a form the gateway reads; give ${ACCEPTED_PUBLIC_KEY_FORMS}`);
 }
 
 /** The stored form of a public_key value; PublicKeyError (PrivateKeyGivenError for a private key) saying why not. */
 export function parsePublicKeyInput(value: unknown): ParsedPublicKey {
-  if (isObject(value)) return { ...parseJwkPublicKey(value), form: 'jwk' };
+  if (isObject(value)) return parseJwkPublicKey(value);
   if (typeof value !== 'string') throw new PublicKeyError(`is required: ${ACCEPTED_PUBLIC_KEY_FORMS}`);
   const text = value.trim();
   if (text === '') throw new PublicKeyError(`is empty; give ${ACCEPTED_PUBLIC_KEY_FORMS}`);
   const privateKind = privateKeyKind(text);
   if (privateKind !== undefined) throw new PrivateKeyGivenError(`is ${privateKind}, and keep the private key secret`);
   if (text.length > MAX_TEXT) throw new PublicKeyError(`is longer than ${MAX_TEXT} characters; an Ed25519 public key is far shorter`);
-  const [key, form] = parseText(text);
-  return { ...key, form };
+  return parseText(text);
 }

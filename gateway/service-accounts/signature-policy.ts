@@ -5,7 +5,7 @@ import { serializeDictionary, type BareItem, type Parameters } from 'structured-
 import { GatewayError } from '../errors.js';
 import { isUuid } from '../uuid.js';
 import { digestsMatch, parseContentDigest, type ClaimedDigests } from '../signing/content-digest.js';
-import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '../signing/profile.js';
+import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '../../clients/typescript/src/profile.js';
 import type { ReceivedSignature } from '../signing/signature-headers.js';
 
 /** How far in the future `created` may be: clocks of clients and gateway differ a little. */

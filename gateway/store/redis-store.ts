@@ -319,7 +319,7 @@ export class RedisCredentialStore implements CredentialStore {
     const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
     if (!accessId) return { outcome: 'account_not_found', account: null };
     const key = this.keys.account(accessId);
-    for (let attempt = 0; attempt < 10; attempt++) {
+    for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
       const [raw, usage] = await this.guard(() => this.redis.mget(key, this.keys.accountUsage(accessId)));
       if (!raw) return { outcome: 'account_not_found', account: null };
       const { outcome, account } = change(JSON.parse(raw) as StoredServiceAccount);

@@ -1,2 +1,0 @@
-// Moved to the client package (clients/typescript, @access-gateway/signing); re-exported for the gateway's imports.
-export * from '../../clients/typescript/src/profile.js';
