@@ -16,6 +16,7 @@ import { nginxInstalled, startNginx } from './nginx.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
 import { deleteRedisPrefix, localRedisPid, seedServiceAccounts } from './redis.js';
 import { signedBalanceDecision, signedBalanceTarget } from './signed-route.js';
+import { STALLED_PER_KIND, startStalledUploads } from './stalled-uploads.js';
 import { printTable, ratio, type Line, type Row } from './table.js';
 import { wrk, wrkInstalled } from './wrk.js';
 
@@ -66,6 +67,8 @@ async function gatewayFigure(name: string, target: FigureTarget, pids: readonly 
 }
 
 const bearer = (gateway: Gateway, token: string): FigureTarget => ({ url: gateway.url + SALES, headers: { authorization: `Bearer ${token}` } });
+const FOOTNOTE_MARKS = ['¹', '²', '³', '⁴'];
+const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 const cpuAndRate = (figure: Figure, reference: Figure) =>
   `CPU ${ratio(figure.cpuUsPerRequest / reference.cpuUsPerRequest)}, req/s ${ratio(figure.requestsPerSecond / reference.requestsPerSecond)}`;
 
@@ -77,6 +80,13 @@ async function main(): Promise<void> {
   const sidePids = REDIS_URL ? [await localRedisPid(REDIS_URL)].filter((pid): pid is number => pid !== undefined) : [];
   const lines: Line[] = [];
   const notes: string[] = [];
+  // Numbered in the order rows need them, so a run without the workers row has no gap.
+  let footnotes = 0;
+  const footnote = (text: string): string => {
+    const mark = FOOTNOTE_MARKS[footnotes++]!;
+    notes.push(`${mark} ${text}`);
+    return mark;
+  };
 
   const upstreamPort = await freePort();
   const upstreamProcess = await startProcess(['dist/bench/echo-upstream.js', String(upstreamPort)], {}, 'listening');
@@ -117,29 +127,28 @@ async function main(): Promise<void> {
   const bearerOne = await gatewayFigure('gateway Bearer route', bearer(gateway, client.token), gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: Bearer route', figure: bearerOne, comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}` });
   const bearerDecision = await gatewayFigure('gateway decision, Bearer (Envoy ext_authz)', { url: `${gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${client.token}`, 'x-forwarded-for': EDGE_CLIENT } }, gatewayPids, sidePids);
-  lines.push({ scenario: 'gateway: decision only, Bearer (Envoy shape)²', figure: bearerDecision, comparison: `vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}` });
+  const decisionMark = footnote('The decision listener answers 200 with the identity headers and forwards nothing: the same checks as the proxied row above it, without the upstream round trip (an edge proxy in front would add its own cost).');
+  lines.push({ scenario: `gateway: decision only, Bearer (Envoy shape)${decisionMark}`, figure: bearerDecision, comparison: `vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}` });
   if (WORKERS > 1 && REDIS_URL) {
     // Same store and prefix: the client's token is valid there too.
     const workers = await startGateway({ upstream, dataDir: gatewayDir('workers'), redisPrefix, workers: WORKERS, adminToken: gateway.adminToken });
     try {
       const bearerMany = await figure(`gateway Bearer route, ${WORKERS} workers`, bearer(workers, client.token), processTree(workers.pid), sidePids);
-      lines.push({ scenario: `gateway: Bearer route, ${WORKERS} workers¹`, figure: bearerMany, comparison: `vs 1 worker: ${cpuAndRate(bearerMany, bearerOne)}; vs bare proxy: CPU ${ratio(bearerMany.cpuUsPerRequest / bare.cpuUsPerRequest)}` });
+      const workersMark = footnote(`CPU summed over the primary and its ${WORKERS} workers. wrk shares the ${availableParallelism()} cores with them (and with the upstream), so the workers cannot have a core each.`);
+      lines.push({ scenario: `gateway: Bearer route, ${WORKERS} workers${workersMark}`, figure: bearerMany, comparison: `vs 1 worker: ${cpuAndRate(bearerMany, bearerOne)}; vs bare proxy: CPU ${ratio(bearerMany.cpuUsPerRequest / bare.cpuUsPerRequest)}` });
     } finally {
       await workers.stop();
     }
-    notes.push(`¹ CPU summed over the primary and its ${WORKERS} workers. wrk shares the ${availableParallelism()} cores with them (and with the upstream), so the workers cannot have a core each.`);
   } else if (WORKERS > 1) {
     notes.push(`GATEWAY_WORKERS=${WORKERS} needs REDIS_URL (the embedded store serves one process): no workers row.`);
   }
-
   // The signed banking route, pre-signed.
   lines.push({ section: 'GET /v1/balance, signed (RFC 9421, Ed25519), pre-signed with fresh nonces' });
   const signedTarget = await signedBalanceTarget(gateway);
   const signed = await gatewayFigure('gateway signed route', signedTarget, gatewayPids, sidePids);
   lines.push({ scenario: 'gateway: signed banking route', figure: signed, comparison: `vs bare proxy: CPU ${ratio(signed.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.6×), req/s ${ratio(signed.requestsPerSecond / bare.requestsPerSecond)}` });
   const signedDecision = await gatewayFigure('gateway decision, signed (Traefik forwardAuth)', signedBalanceDecision(gateway, signedTarget, EDGE_CLIENT), gatewayPids, sidePids);
-  lines.push({ scenario: 'gateway: decision only, signed (Traefik shape)²', figure: signedDecision, comparison: `vs the proxied signed route: ${cpuAndRate(signedDecision, signed)}` });
-  notes.push('² The decision listener answers 200 with the identity headers and forwards nothing: the same checks as the proxied row above it, without the upstream round trip (an edge proxy in front would add its own cost).');
+  lines.push({ scenario: `gateway: decision only, signed (Traefik shape)${decisionMark}`, figure: signedDecision, comparison: `vs the proxied signed route: ${cpuAndRate(signedDecision, signed)}` });
   if (REDIS_URL && ACCOUNTS > 0) {
     progress(`seeding ${ACCOUNTS} service accounts`);
     const seedStart = performance.now();
@@ -180,6 +189,25 @@ async function main(): Promise<void> {
     comparison: `added latency: p99 +${(bearerPaced.p99Ms - directPaced.p99Ms).toFixed(2)} ms, p50 +${(bearerPaced.p50Ms - directPaced.p50Ms).toFixed(2)} ms`,
   });
 
+  // Last: the attack leaves the process larger for a while, which would show in the rows after it.
+  lines.push({ section: `GET ${SALES} while ${4 * STALLED_PER_KIND} stalled uploads are held (the hardening review's memory attack)` });
+  const attack = await startStalledUploads(gateway);
+  let attackConnections: number;
+  let bearerAttacked: Figure;
+  try {
+    bearerAttacked = await figure('gateway Bearer route, stalled uploads held', bearer(gateway, client.token), gatewayPids, sidePids);
+  } finally {
+    attackConnections = attack.stop();
+  }
+  const attackMark = footnote(
+    `While wrk runs, ${4 * STALLED_PER_KIND} connections (${attackConnections} opened in all) each declare a 1 MiB body, send all but its last byte and stall: signed uploads by an unknown Access ID, Bearer uploads without a token, token forms, and signed uploads by a real account (held within the body budget); one closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
+  );
+  lines.push({
+    scenario: `gateway: Bearer route${attackMark}`,
+    figure: bearerAttacked,
+    comparison: `vs the Bearer route: RSS ${mb(bearerAttacked.rssBytes)} against ${mb(bearerOne.rssBytes)} MB (target ≤ 150), ${cpuAndRate(bearerAttacked, bearerOne)}`,
+  });
+
   const rows = lines.filter((line): line is Row => 'figure' in line);
   const peakRss = Math.max(...gatewayFigures.map((f) => f.rssBytes));
   const refused = rows.filter((row) => row.figure.non2xx > 0).map((row) => row.scenario);
@@ -196,7 +224,7 @@ async function main(): Promise<void> {
       'CPU µs/req: utime + stime (/proc/<pid>/stat, every thread) of the process under test over the measured run, divided by the responses it gave;',
       '  the upstream and the load generator are not counted (except on the upstream rows, where the upstream is the process under test).',
       ...(sidePids.length > 0 ? ['+Redis µs/req: the local redis-server over the same run, per response (not in CPU µs/req).'] : []),
-      `RSS MB: peak VmRSS (/proc/<pid>/status, sampled every 200 ms) during the figure. Gateway peak over its 1-process figures: ${(peakRss / 2 ** 20).toFixed(0)} MB.`,
+      `RSS MB: peak VmRSS (/proc/<pid>/status, sampled every 200 ms) during the figure. Gateway peak over its 1-process figures (the attack's excepted): ${mb(peakRss)} MB.`,
       `The load generator (${generator.name}: one core) shares the ${availableParallelism()} cores with the process under test and the echo upstream.`,
       'non-2xx: responses with status ≥ 400 (wrk: "Non-2xx or 3xx"); errors: socket errors and timeouts.',
       ...notes,
