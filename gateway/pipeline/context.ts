@@ -25,6 +25,8 @@ export interface VerifiedSignedRequest {
   readonly accessId: string;
   readonly nonce: string;
   readonly claimedDigests: ClaimedDigests | undefined;
+  /** The version of the account record it was verified with; the nonce is consumed only while the store holds that one. */
+  readonly version: string;
 }
 
 export interface RequestContext {

@@ -7,7 +7,8 @@
 //   3b limit        the route's rate limit, per credential; before
 //                   admit, so a limited request burns no nonce     (429, 503)
 //   3c admit        signed routes: consume the nonce, read the body
-//                   and check its digest                           (401, 413, 503)
+//                   and check its digest; a service account changed
+//                   since stage 2 read it runs 1-3c once more      (401, 413, 503)
 //   4 mutate        headers by rule: strip inbound credentials and
 //                   client-chosen routing headers, set identity    (400)
 //   5 proxy         forward exactly the path that was authorized   (502, 504)
@@ -18,7 +19,7 @@ import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { UpstreamName } from '../policy/policy-loader.js';
 import type { RouteTable } from '../policy/route-table.js';
-import type { Authenticators } from './authenticator.js';
+import { CredentialChangedError, type Authenticators } from './authenticator.js';
 import { authorize } from './authorize.js';
 import type { RequestContext } from './context.js';
 import { Forwarder } from './forward.js';
@@ -53,7 +54,7 @@ export interface PipelineDependencies extends CheckDependencies {
 export type RequestChecker = (request: FastifyRequest, reply: FastifyReply, original: OriginalRequest) => Promise<RequestContext>;
 
 export function requestChecker(deps: CheckDependencies): RequestChecker {
-  return async (request, reply, original) => {
+  const checkOnce: RequestChecker = async (request, reply, original) => {
     const context = identify(original, peerAddressOf(request.socket), deps.routes(), deps.settings);
     request.gateway = context;
     const authenticator = deps.authenticators[context.route.auth];
@@ -65,6 +66,15 @@ export function requestChecker(deps: CheckDependencies): RequestChecker {
     await authenticator.admit?.(request, reply, context);
     deps.onAuthorized?.(context, request);
     return context;
+  };
+  return async (request, reply, original) => {
+    try {
+      return await checkOnce(request, reply, original);
+    } catch (error) {
+      // 3c found the credential changed since stage 2 used this instance's copy: every stage again, from the store.
+      if (error instanceof CredentialChangedError) return checkOnce(request, reply, original);
+      throw error;
+    }
   };
 }
 

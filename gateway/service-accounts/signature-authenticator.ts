@@ -1,17 +1,19 @@
 // Authenticates banking requests signed per DESIGN 2.2 (RFC 9421, Ed25519, RFC 9530), in an order
 // that gives an unauthenticated client nothing to hold:
 //   authenticate (before authorization)  everything the headers decide: signature fields, coverage,
-//       freshness, declared body size, Content-Digest form; then one read-only store round trip
-//       (the account, and whether the nonce was used) and the signature over the headers. No store
-//       write and no body read happens for a request whose signature has not verified.
-//   admit (after authorization)  the one write: consume the nonce; then read the body, bounded by
-//       the per-request limit and the gateway-wide body budget, and check it against the signed digest.
+//       freshness, declared body size, Content-Digest form; then the account, from one read-only
+//       store round trip (with whether the nonce was used) or from the accounts this instance
+//       verified before (account-cache.ts), and the signature over the headers. No store write and
+//       no body read happens for a request whose signature has not verified.
+//   admit (after authorization)  the one write: consume the nonce, only while the stored account is
+//       still the version authenticate used; then read the body, bounded by the per-request limit
+//       and the gateway-wide body budget, and check it against the signed digest.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
 import type { BodyBudget } from '../http/body-budget.js';
 import { maskAccessId } from '../http/logging.js';
-import type { Authenticator } from '../pipeline/authenticator.js';
+import { CredentialChangedError, type Authenticator } from '../pipeline/authenticator.js';
 import type { RequestContext, ServiceAccountPrincipal } from '../pipeline/context.js';
 import { verifyEd25519 } from '../signing/ed25519.js';
 import { SignatureError } from '../../clients/typescript/src/errors.js';
@@ -20,7 +22,8 @@ import { ACCESS_ID_HEADER } from '../../clients/typescript/src/profile.js';
 import { buildSignatureBase } from '../../clients/typescript/src/signature-base.js';
 import { SignatureHeaders } from '../signing/signature-headers.js';
 import { serviceAccountKeys } from '../store/service-account-keys.js';
-import type { CredentialStore } from '../store/types.js';
+import type { CredentialStore, ServiceAccountRecord } from '../store/types.js';
+import { AccountCache, type CachedAccount } from './account-cache.js';
 import { isUuid } from '../uuid.js';
 import { checkDeclaredLength, readRequestBody } from './request-body.js';
 import { receivedHeaders, receivedRequest } from './signed-request.js';
@@ -44,7 +47,12 @@ function single(headers: HeaderFields, name: string): string | undefined {
   return values.join(', ');
 }
 
+/** Service accounts kept per instance: enough for every caller of a large bank, at about 1 KB each. */
+const CACHED_ACCOUNTS = 10_000;
+
 export class SignatureAuthenticator implements Authenticator {
+  private readonly accounts = new AccountCache(CACHED_ACCOUNTS);
+
   constructor(
     private readonly store: CredentialStore,
     private readonly settings: Pick<Settings, 'signatureWindowSeconds' | 'maxBodyBytes'>,
@@ -65,7 +73,8 @@ export class SignatureAuthenticator implements Authenticator {
       return await stage();
     } catch (thrown) {
       const error = thrown instanceof SignatureError ? new GatewayError(SIGNATURE_ERRORS[thrown.reason], thrown.message) : thrown;
-      if (isGatewayError(error)) {
+      // A changed credential is checked again by the pipeline, not refused.
+      if (isGatewayError(error) && !(error instanceof CredentialChangedError)) {
         const accessIds = receivedHeaders(context.original).get(ACCESS_ID_HEADER);
         const accessId = accessIds?.length === 1 ? accessIds[0] : undefined;
         request.log.info({ access_id: accessId === undefined ? null : maskAccessId(accessId), reason: error.code }, 'signed request rejected');
@@ -92,32 +101,51 @@ export class SignatureAuthenticator implements Authenticator {
     checkDeclaredLength(original, this.settings.maxBodyBytes);
     const base = buildSignatureBase(receivedRequest(context, headers), signature);
 
-    const state = await this.store.serviceAccountForRequest(accessId, nonce);
-    if (!state.account) throw new GatewayError('unknown_access_id');
-    // One key, or two while the account rotates keys: a signature by either verifies (at most two verifications).
-    const keys = serviceAccountKeys(state.account);
-    if (!keys.some((key) => verifyEd25519(base, signature.signature, Buffer.from(key.publicKeyBytes, 'base64url')))) {
-      // The base holds only what the client sent (and the Access ID it named), so the client can diff
-      // it against the one it signed; it is shown only once the Access ID is known to be an account's.
-      throw new GatewayError('signature_invalid', 'The signature does not verify with this service account\'s public key over the signature base the gateway computed (signature_base); compare it with the one you signed.', {
-        details: { signature_base: base },
-      });
+    // A rate-limited route reads whether the nonce was used before its limit is taken, so that a
+    // replay spends none of the account's allowance; any other route may start from the cache.
+    const cached = context.route.rateLimit === null ? this.accounts.get(accessId) : undefined;
+    let found: CachedAccount & { nonceUsed?: boolean } = cached ?? (await this.fromStore(accessId, nonce));
+    if (!signedBy(found.account, base, signature.signature)) {
+      // The copy may predate a key the client now signs with; a record unchanged since is not tried twice.
+      const fresh = cached ? await this.fromStore(accessId, nonce) : undefined;
+      if (!fresh || fresh.version === cached?.version || !signedBy(fresh.account, base, signature.signature)) {
+        // The base holds only what the client sent (and the Access ID it named), so the client can diff
+        // it against the one it signed; it is shown only once the Access ID is known to be an account's.
+        throw new GatewayError('signature_invalid', 'The signature does not verify with this service account\'s public key over the signature base the gateway computed (signature_base); compare it with the one you signed.', {
+          details: { signature_base: base },
+        });
+      }
+      found = fresh;
     }
-    // Decided from the record just read (no other store call), and only once the signature verified,
-    // so it tells no more about the Access ID than unknown_access_id does; it throws before admit, so
-    // an expired account never consumes a nonce.
-    if (isExpired(state.account.expiresAt, Date.now())) throw new GatewayError('credential_expired');
-    if (state.nonceUsed) throw new GatewayError('nonce_replayed');
+    // Decided from the record (no other store call), and only once the signature verified, so it
+    // tells no more about the Access ID than unknown_access_id does; it throws before admit, so an
+    // expired account never consumes a nonce.
+    if (isExpired(found.account.expiresAt, Date.now())) throw new GatewayError('credential_expired');
+    // Known only from a read; from the cache, consuming the nonce tells.
+    if (found.nonceUsed) throw new GatewayError('nonce_replayed');
 
-    context.signed = { accessId, nonce, claimedDigests };
-    return { kind: 'service-account', account: state.account };
+    if (found !== cached) this.accounts.set(accessId, { account: found.account, version: found.version });
+    context.signed = { accessId, nonce, claimedDigests, version: found.version };
+    return { kind: 'service-account', account: found.account };
+  }
+
+  private async fromStore(accessId: string, nonce: string): Promise<CachedAccount & { nonceUsed: boolean }> {
+    const state = await this.store.serviceAccountForRequest(accessId, nonce);
+    if (!state.account) {
+      this.accounts.delete(accessId);
+      throw new GatewayError('unknown_access_id');
+    }
+    return state;
   }
 
   private async consumeAndReadBody(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void> {
     const signed = context.signed;
     if (!signed) throw new GatewayError('internal_error', 'admit ran before the signature was verified');
-    const consumed = await this.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds));
-    // Two requests with one nonce can both pass the read-only check; only one consumes it.
+    const consumed = await this.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds), signed.version);
+    if (consumed === 'account_changed' || consumed === 'account_gone') this.accounts.delete(signed.accessId);
+    // Authenticated and authorized with a record that is no longer the stored one: checked again.
+    if (consumed === 'account_changed') throw new CredentialChangedError();
+    // Two requests with one nonce can both pass the checks; only one consumes it.
     if (consumed === 'used') throw new GatewayError('nonce_replayed');
     if (consumed === 'account_gone') throw new GatewayError('unknown_access_id');
 
@@ -129,6 +157,11 @@ export class SignatureAuthenticator implements Authenticator {
     checkBodyDigest(signed.claimedDigests, body ?? Buffer.alloc(0));
     if (body !== undefined) context.body = body;
   }
+}
+
+/** One key, or two while the account rotates keys: a signature by either verifies (at most two verifications). */
+function signedBy(account: ServiceAccountRecord, base: string, signature: Uint8Array): boolean {
+  return serviceAccountKeys(account).some((key) => verifyEd25519(base, signature, Buffer.from(key.publicKeyBytes, 'base64url')));
 }
 
 /** An expiry (ISO 8601) at or before now; null or absent: never. */

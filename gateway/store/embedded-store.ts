@@ -25,6 +25,7 @@ import { addingKey, removingKey } from './service-account-keys.js';
 import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import { gcraStep, spacingOf, type RateLimitDecision } from './gcra.js';
 import { rolledClient } from './client-secret-roll.js';
+import { frozenAccount, frozenClient } from './frozen-records.js';
 
 interface Expiring {
   value: string;
@@ -77,26 +78,15 @@ class ExpiringMap {
   }
 }
 
-/** A stored client is never changed in place: frozen, it can be handed out without a copy. */
-function frozenClient(client: ClientRecord): ClientRecord {
-  Object.freeze(client.scopes);
-  return Object.freeze(client);
-}
-
-/** The same for a service account: the signed route reads it on every request. */
-function frozenAccount(account: ServiceAccountRecord): ServiceAccountRecord {
-  Object.freeze(account.permissions);
-  Object.freeze(account.allowedIps);
-  if (account.publicKeys) for (const key of Object.freeze(account.publicKeys)) Object.freeze(key);
-  return Object.freeze(account);
-}
-
 export class EmbeddedCredentialStore implements CredentialStore {
   readonly kind = 'embedded' as const;
   private readonly clients = new Map<string, ClientRecord>();
   /** By Access ID, the key of the hot path. */
   private readonly accountsByAccessId = new Map<string, ServiceAccountRecord>();
   private readonly accessIdById = new Map<string, string>();
+  /** By Access ID: the version of the account's record, renewed when it is created, loaded or changed (not on use). */
+  private readonly accountVersions = new Map<string, string>();
+  private lastVersion = 0;
   private readonly meta = new Map<string, string>();
   private readonly metaWatchers = new Map<string, Set<() => void>>();
   /** jti -> expiry (epoch seconds). */
@@ -120,6 +110,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     for (const a of Object.values(snapshot.serviceAccounts ?? {})) {
       this.accountsByAccessId.set(a.accessId, frozenAccount(a));
       this.accessIdById.set(a.id, a.accessId);
+      this.renewVersion(a.accessId);
     }
     for (const [k, v] of Object.entries(snapshot.meta ?? {})) this.meta.set(k, v);
     for (const [k, v] of Object.entries(snapshot.revoked ?? {})) this.revoked.set(k, v);
@@ -225,6 +216,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     if (this.accessIdById.has(account.id) || this.accountsByAccessId.has(account.accessId)) return false;
     this.accountsByAccessId.set(account.accessId, frozenAccount({ ...structuredClone(account), lastUsedAt: null, lastUsedIp: null }));
     this.accessIdById.set(account.id, account.accessId);
+    this.renewVersion(account.accessId);
     this.persist();
     return true;
   }
@@ -250,6 +242,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     if (!accessId) return false;
     this.accessIdById.delete(id);
     this.accountsByAccessId.delete(accessId);
+    this.accountVersions.delete(accessId);
     this.persist();
     return true;
   }
@@ -258,11 +251,12 @@ export class EmbeddedCredentialStore implements CredentialStore {
     const account = this.accountsByAccessId.get(accessId);
     if (!account) return { account: null, nonceUsed: false };
     // Stored frozen: handed out as is on the hot path, without a copy per request.
-    return { account, nonceUsed: this.nonces.get(`${accessId}:${nonce}`) !== undefined };
+    return { account, nonceUsed: this.nonces.get(`${accessId}:${nonce}`) !== undefined, version: this.accountVersions.get(accessId)! };
   }
 
-  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
+  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string): Promise<NonceConsumption> {
     if (!this.accountsByAccessId.has(accessId)) return 'account_gone';
+    if (version !== undefined && this.accountVersions.get(accessId) !== version) return 'account_changed';
     return this.nonces.setIfAbsent(`${accessId}:${nonce}`, '1', nonceTtlSeconds * 1000) ? 'fresh' : 'used';
   }
 
@@ -282,9 +276,14 @@ export class EmbeddedCredentialStore implements CredentialStore {
     const { outcome, account } = change(current);
     if (account !== current) {
       this.accountsByAccessId.set(accessId, frozenAccount(account));
+      this.renewVersion(accessId);
       this.persist();
     }
     return Promise.resolve({ outcome, account: structuredClone(account) });
+  }
+
+  private renewVersion(accessId: string): void {
+    this.accountVersions.set(accessId, String(++this.lastVersion));
   }
 
   async recordServiceAccountUse(uses: ServiceAccountUse[]): Promise<void> {

@@ -1,10 +1,14 @@
 // The Lua scripts of the Redis store. Each touches only keys of one Cluster slot: the keys of one
 // credential (its {id} hash tag), one meta key, or the failure counters (all under {fail}).
 
-// KEYS: account record, nonce. ARGV: nonce ttl. Runs only once the signature has verified; the
-// nonce is consumed only while the account still exists. Returns 1 fresh, 0 already used, -1 account gone.
+// KEYS: account record, nonce. ARGV: nonce ttl, the record's expected version (the SHA-1 of its
+// JSON; empty: any). Runs only once the signature has verified; the nonce is consumed only while
+// the account still exists and, when a version is given, is still that record. Returns 1 fresh,
+// 0 already used, -1 account gone, -2 record changed (nothing consumed).
 export const CONSUME_NONCE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local record = redis.call('GET', KEYS[1])
+if record == false then return -1 end
+if ARGV[2] ~= '' and redis.sha1hex(record) ~= ARGV[2] then return -2 end
 if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 1 end
 return 0`;
 

@@ -4,6 +4,7 @@
 // multi-key step on one credential in one Cluster slot; indexes are written in their own commands,
 // after the record on create and after it is gone on delete, and readers skip an index entry whose
 // record is gone.
+import { createHash } from 'node:crypto';
 import { Cluster, type Result } from 'ioredis';
 import { decodeCursor, pageOf } from './page-cursor.js';
 import { RedisChannelWatcher } from './redis-channel-watcher.js';
@@ -14,6 +15,7 @@ import { readPersistence } from './redis-persistence.js';
 import { rateLimitKey, takeRateLimit } from './redis-rate-limit.js';
 import { COMPARE_AND_SET, CONSUME_NONCE, RECORD_USE, RELEASE_ATTEMPT, REPLACE_IF_UNCHANGED, RESERVE_ATTEMPT } from './redis-scripts.js';
 import { rolledClient } from './client-secret-roll.js';
+import { frozenAccount } from './frozen-records.js';
 import { addingKey, removingKey } from './service-account-keys.js';
 import {
   StoreUnavailableError,
@@ -39,7 +41,7 @@ import type { RateLimitDecision } from './gcra.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number): Result<number, Context>;
+    consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number, version: string): Result<number, Context>;
     recordUse(accountKey: string, usageKey: string, usage: string): Result<number, Context>;
     /** numberOfKeys, the failure counters, then the window and each counter's max. */
     reserveFailureAttempt(...keysAndArgs: (string | number)[]): Result<[number, number], Context>;
@@ -294,12 +296,13 @@ export class RedisCredentialStore implements CredentialStore {
   async serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState> {
     const [account, used] = await this.guard(() => this.redis.mget(this.keys.account(accessId), this.keys.nonce(accessId, nonce)));
     if (!account) return { account: null, nonceUsed: false };
-    return { account: withUsage(JSON.parse(account) as StoredServiceAccount, null), nonceUsed: used !== null && used !== undefined };
+    // Frozen: the signature stage keeps it between requests (account-cache.ts).
+    return { account: frozenAccount(withUsage(JSON.parse(account) as StoredServiceAccount, null)), nonceUsed: used !== null && used !== undefined, version: recordVersion(account) };
   }
 
-  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption> {
-    const result = await this.guard(() => this.redis.consumeNonce(this.keys.account(accessId), this.keys.nonce(accessId, nonce), nonceTtlSeconds));
-    return result === 1 ? 'fresh' : result === 0 ? 'used' : 'account_gone';
+  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string): Promise<NonceConsumption> {
+    const result = await this.guard(() => this.redis.consumeNonce(this.keys.account(accessId), this.keys.nonce(accessId, nonce), nonceTtlSeconds, version ?? ''));
+    return CONSUMPTIONS[result] ?? 'account_gone';
   }
 
   async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
@@ -381,6 +384,13 @@ export class RedisCredentialStore implements CredentialStore {
   async persistence(): Promise<PersistenceReport> {
     return readPersistence(this.redis);
   }
+}
+
+const CONSUMPTIONS: Record<number, NonceConsumption> = { 1: 'fresh', 0: 'used', [-1]: 'account_gone', [-2]: 'account_changed' };
+
+/** The version CONSUME_NONCE compares: the SHA-1 of the record as stored (usage is kept apart, so using an account changes nothing). */
+function recordVersion(raw: string): string {
+  return createHash('sha1').update(raw).digest('hex');
 }
 
 function withUsage(stored: StoredServiceAccount, usage: string | null): ServiceAccountRecord {

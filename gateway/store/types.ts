@@ -1,8 +1,9 @@
 // The credential store contract. Two implementations: Redis (shared by every gateway instance)
 // and the embedded single-process store. Both pass the same contract tests (test/store/).
 // Methods on the proxied hot path are one round trip each: bearerState; serviceAccountForRequest
-// (read-only, before the signature is verified) and consumeNonce (the one write, after it); and
-// takeRateLimit, only on routes with a rate limit.
+// (read-only, before the signature is verified; skipped while the gateway holds the account's
+// current version) and consumeNonce (the one write, after it, which also confirms that version);
+// and takeRateLimit, only on routes with a rate limit.
 import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import type { RateLimitDecision } from './gcra.js';
 
@@ -93,15 +94,22 @@ export interface BearerState {
   revoked: boolean;
 }
 
-export interface SignedRequestState {
-  /** Null when the Access ID is unknown or the account was deleted. */
-  account: ServiceAccountRecord | null;
-  /** True when this nonce was already used for this Access ID within the window. */
-  nonceUsed: boolean;
-}
+/** The account behind an Access ID (null when unknown or deleted), and whether the nonce was used. */
+export type SignedRequestState =
+  | { account: null; nonceUsed: false }
+  | {
+      account: ServiceAccountRecord;
+      /** True when this nonce was already used for this Access ID within the window. */
+      nonceUsed: boolean;
+      /** Opaque; changes whenever the account's record does (keys, permissions, addresses), not on use. */
+      version: string;
+    };
 
-/** What consuming a nonce found: it was fresh (now used), already used, or the account is gone. */
-export type NonceConsumption = 'fresh' | 'used' | 'account_gone';
+/**
+ * What consuming a nonce found: it was fresh (now used), already used, the account is gone, or
+ * (when a version was given) the account's record is no longer that version: nothing consumed.
+ */
+export type NonceConsumption = 'fresh' | 'used' | 'account_gone' | 'account_changed';
 
 /** A failure counter and the count at which it refuses further attempts. */
 export interface AttemptLimit {
@@ -180,8 +188,11 @@ export interface CredentialStore {
   deleteServiceAccount(id: string): Promise<boolean>;
   /** One read-only round trip: the account behind an Access ID, and whether the nonce was used. Writes nothing. */
   serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState>;
-  /** Marks the nonce used for nonceTtlSeconds, only while the account exists; called once the signature verified. */
-  consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number): Promise<NonceConsumption>;
+  /**
+   * Marks the nonce used for nonceTtlSeconds, only while the account exists and, when `version` is
+   * given, is still that version (checked in the same atomic step); called once the signature verified.
+   */
+  consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string): Promise<NonceConsumption>;
   /**
    * Adds a public key to the account, atomically: refused when the account already holds the key
    * (same fingerprint) or MAX_SERVICE_ACCOUNT_KEYS keys. The Access ID does not change.

@@ -1,7 +1,9 @@
 // Store round trips per signed request (the review found a nonce key written for every request
 // with a known Access ID and random signature bytes): a refused request makes one read-only round
-// trip at most and writes nothing; a valid one makes two, the only write coming after its signature
-// has verified and it is authorized. Counted on a real Redis store wrapped to record each call.
+// trip at most and writes nothing; a valid one makes two the first time (a read, then the one
+// write, after its signature has verified and it is authorized) and one after that (the write,
+// which also confirms the account is the version this instance verified with). Counted on a real
+// Redis store wrapped to record each call.
 import { randomBytes, randomUUID } from 'node:crypto';
 import t from 'tap';
 import { buildGateway } from '../../gateway/app.js';
@@ -55,7 +57,10 @@ t.test('round trips and writes per signed request', async (t) => {
   t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const valid = await during(async () => t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200));
-  t.same(valid, ['serviceAccountForRequest', 'consumeNonce'], 'a valid request: one read, then the one write');
+  t.same(valid, ['consumeNonce'], 'an account verified before: the one write, which confirms its version');
+  const newcomer = await createServiceAccount(tg, { permissions: ['view_balance'] });
+  const first = await during(async () => t.equal((await signedInject(tg, newcomer, { method: 'GET', url: '/v1/balance' })).statusCode, 200));
+  t.same(first, ['serviceAccountForRequest', 'consumeNonce'], 'its first request: one read, then the one write');
 
   const refusals: Array<[string, () => Promise<unknown>]> = [
     ['random signature bytes', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', after: { signature: `sig1=:${randomBytes(64).toString('base64')}:` } })],
@@ -73,5 +78,5 @@ t.test('round trips and writes per signed request', async (t) => {
   const nonce = randomUUID();
   await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } });
   const replay = await during(async () => t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } })).statusCode, 401));
-  t.same(replay, ['serviceAccountForRequest'], 'a replay is refused from the read, writing nothing');
+  t.same(replay, ['consumeNonce'], 'a replay is refused by the consume step (the used nonce is not written again)');
 });

@@ -370,6 +370,37 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.equal(await store.consumeNonce(a.accessId, 'nonce-3', 300), 'fresh', 'a nonce sent with an unknown Access ID was not consumed');
   });
 
+  t.test('consumeNonce with a version: only while the record is still that version', async (t) => {
+    const store = await factory(t);
+    const a = serviceAccountRecord();
+    await store.createServiceAccount(a);
+    const read = await store.serviceAccountForRequest(a.accessId, 'n');
+    if (!read.account) throw new Error('the account was not found');
+    const { version } = read;
+    t.match(version, /^\S+$/, 'a version comes with the account');
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1' }]);
+    const afterUse = await store.serviceAccountForRequest(a.accessId, 'n');
+    t.equal(afterUse.account && afterUse.version, version, 'using the account does not change its version');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-1', 300, version), 'fresh', 'the version read');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-1', 300, version), 'used');
+
+    const second = { publicKey: 'ssh-ed25519 AAAA second', publicKeyBytes: 'B'.repeat(43), fingerprint: 'SHA256:second', addedAt: '2026-03-01T00:00:00.000Z' };
+    t.equal((await store.addServiceAccountKey(a.id, second)).outcome, 'added');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-2', 300, version), 'account_changed', 'a key added: the old version no longer consumes');
+    t.equal((await store.serviceAccountForRequest(a.accessId, 'nonce-2')).nonceUsed, false, 'nothing was consumed');
+    const added = await store.serviceAccountForRequest(a.accessId, 'n');
+    if (!added.account) throw new Error('the account was not found');
+    t.not(added.version, version, 'a change gives a new version');
+    t.equal((await store.removeServiceAccountKey(a.id, second.fingerprint)).outcome, 'removed');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-2', 300, added.version), 'account_changed', 'a key removed: likewise');
+    const removed = await store.serviceAccountForRequest(a.accessId, 'n');
+    t.equal(removed.account && (await store.consumeNonce(a.accessId, 'nonce-2', 300, removed.version)), 'fresh', 'the current version consumes');
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-3', 300), 'fresh', 'without a version: any record');
+
+    await store.deleteServiceAccount(a.id);
+    t.equal(await store.consumeNonce(a.accessId, 'nonce-4', 300, removed.account ? removed.version : ''), 'account_gone', 'a deleted account: gone, whatever the version');
+  });
+
   t.test('consumeNonce: concurrent uses of one nonce, exactly one is fresh', async (t) => {
     const store = await factory(t);
     const a = serviceAccountRecord();

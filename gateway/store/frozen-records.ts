@@ -1,0 +1,16 @@
+// Records handed out without a copy are frozen, so that no request can change what another one
+// (or the store) holds: the embedded store's records, and the service accounts the signed route
+// keeps between requests (gateway/service-accounts/account-cache.ts).
+import type { ClientRecord, ServiceAccountRecord } from './types.js';
+
+export function frozenClient(client: ClientRecord): ClientRecord {
+  Object.freeze(client.scopes);
+  return Object.freeze(client);
+}
+
+export function frozenAccount(account: ServiceAccountRecord): ServiceAccountRecord {
+  Object.freeze(account.permissions);
+  Object.freeze(account.allowedIps);
+  if (account.publicKeys) for (const key of Object.freeze(account.publicKeys)) Object.freeze(key);
+  return Object.freeze(account);
+}
