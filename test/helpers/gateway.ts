@@ -6,6 +6,8 @@ import type { Test } from 'tap';
 import { buildGateway, type Gateway } from '../../gateway/app.js';
 import { settingsFrom, type Settings } from '../../gateway/config/settings.js';
 import { startEchoUpstream, type EchoUpstream } from '../../gateway/examples/echo-upstream.js';
+import { openStore } from '../../gateway/store/open-store.js';
+import type { CredentialStore } from '../../gateway/store/types.js';
 import { LogCapture } from './log-capture.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 
@@ -26,6 +28,8 @@ export interface TestGatewayOptions {
   store?: 'redis' | 'embedded';
   /** Reuse a Redis prefix (a second instance sharing the first one's state). */
   redisPrefix?: string;
+  /** Puts something in front of the store the settings name (e.g. recordingStore); the test closes the store. */
+  wrapStore?: (store: CredentialStore) => CredentialStore;
 }
 
 function otherTopology(config: Record<string, unknown> | undefined): boolean {
@@ -57,9 +61,11 @@ export async function startTestGateway(t: Test, options: TestGatewayOptions = {}
   const upstreams = { public: await startEchoUpstream('public'), banking: await startEchoUpstream('banking') };
   const { settings, redisPrefix } = await testSettings({ ...options, publicUpstream: upstreams.public.url, bankingUpstream: upstreams.banking.url });
   const logs = new LogCapture();
-  const gateway = await buildGateway(settings, { logStream: logs });
+  const store = options.wrapStore ? await openStore(settings) : undefined;
+  const gateway = await buildGateway(settings, { logStream: logs, ...(store ? { store: options.wrapStore!(store) } : {}) });
   t.teardown(async () => {
     await gateway.close();
+    await store?.close();
     await upstreams.public.close();
     await upstreams.banking.close();
     // A shared prefix belongs to the test that created it.

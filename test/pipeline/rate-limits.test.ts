@@ -9,15 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectOptions } from 'fastify';
-import { buildGateway } from '../../gateway/app.js';
-import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { downstreamHeaderList } from '../../gateway/pipeline/mutate.js';
-import { openStore } from '../../gateway/store/open-store.js';
 import { StoreUnavailableError } from '../../gateway/store/types.js';
-import { testSettings, type TestGateway } from '../helpers/gateway.js';
-import { LogCapture } from '../helpers/log-capture.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
-import { deleteKeysWithPrefix } from '../helpers/redis.js';
+import { recordingStore } from '../helpers/recording-store.js';
 import { createServiceAccount, signedHeaders, signedInject } from '../helpers/signing.js';
 
 const PUBLIC_POLICY = `upstream: public
@@ -51,33 +47,15 @@ async function startLimitedGateway(t: Test, kind: 'redis' | 'embedded'): Promise
   const dir = mkdtempSync(join(tmpdir(), 'gw-limits-'));
   writeFileSync(join(dir, 'public.yaml'), PUBLIC_POLICY);
   writeFileSync(join(dir, 'banking.yaml'), BANKING_POLICY);
-  const upstreams = { public: await startEchoUpstream('public'), banking: await startEchoUpstream('banking') };
-  const { settings, redisPrefix } = await testSettings({ store: kind, publicUpstream: upstreams.public.url, bankingUpstream: upstreams.banking.url, config: { policies_dir: dir } });
-  const real = await openStore(settings);
   const calls: string[] = [];
   const failing = { on: false };
-  const store = new Proxy(real, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(String(name));
-        if (name === 'takeRateLimit' && failing.on) return Promise.reject(new StoreUnavailableError(new Error('connection refused')));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const tg = await startTestGateway(t, {
+    store: kind,
+    config: { policies_dir: dir },
+    wrapStore: (store) => recordingStore(store, calls, (name) => (name === 'takeRateLimit' && failing.on ? Promise.reject(new StoreUnavailableError(new Error('connection refused'))) : undefined)),
   });
-  const logs = new LogCapture();
-  const gateway = await buildGateway(settings, { store, logStream: logs });
-  t.teardown(async () => {
-    await gateway.close();
-    await real.close();
-    await upstreams.public.close();
-    await upstreams.banking.close();
-    if (redisPrefix) await deleteKeysWithPrefix(redisPrefix);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return { tg: { gateway, settings, adminToken: settings.adminToken!, upstreams, logs, redisPrefix }, calls, failing };
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return { tg, calls, failing };
 }
 
 /** A client with the scopes, and a GET with its token. */

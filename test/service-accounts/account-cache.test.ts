@@ -4,14 +4,11 @@
 // changing, refused 503 and not forwarded).
 import { generateKeyPairSync } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { buildGateway } from '../../gateway/app.js';
-import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import { AccountCache } from '../../gateway/service-accounts/account-cache.js';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
-import { openStore } from '../../gateway/store/open-store.js';
 import type { NonceConsumption, ServiceAccountRecord } from '../../gateway/store/types.js';
-import { startTestGateway, testSettings, type TestGateway } from '../helpers/gateway.js';
-import { LogCapture } from '../helpers/log-capture.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { recordingStore } from '../helpers/recording-store.js';
 import { adminInject, createServiceAccount, signedInject } from '../helpers/signing.js';
 
 t.test('AccountCache: bounded in count, the oldest entry goes first', async (t) => {
@@ -31,34 +28,15 @@ t.test('AccountCache: bounded in count, the oldest entry goes first', async (t) 
 
 /** A gateway on the embedded store, whose consumeNonce answers account_changed `changes` times first; calls recorded by name. */
 async function gatewayWithChanges(t: Test, changes: number): Promise<{ tg: TestGateway; calls: string[] }> {
-  const upstreams = { public: await startEchoUpstream('public'), banking: await startEchoUpstream('banking') };
-  const { settings } = await testSettings({ store: 'embedded', publicUpstream: upstreams.public.url, bankingUpstream: upstreams.banking.url });
-  const real = await openStore(settings);
   const calls: string[] = [];
   let changesLeft = changes;
-  const store = new Proxy(real, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(String(name));
-        if (name === 'consumeNonce' && args[3] !== undefined && changesLeft > 0) {
-          changesLeft--;
-          return Promise.resolve<NonceConsumption>('account_changed');
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  const logs = new LogCapture();
-  const gateway = await buildGateway(settings, { store, logStream: logs });
-  t.teardown(async () => {
-    await gateway.close();
-    await real.close();
-    await upstreams.public.close();
-    await upstreams.banking.close();
-  });
-  return { tg: { gateway, settings, adminToken: settings.adminToken!, upstreams, logs, redisPrefix: undefined }, calls };
+  const changed = (name: string, args: unknown[]) => {
+    if (name !== 'consumeNonce' || args[3] === undefined || changesLeft === 0) return undefined;
+    changesLeft--;
+    return Promise.resolve<NonceConsumption>('account_changed');
+  };
+  const tg = await startTestGateway(t, { store: 'embedded', wrapStore: (store) => recordingStore(store, calls, changed) });
+  return { tg, calls };
 }
 
 const hotPath = (calls: string[]) => calls.filter((name) => name === 'serviceAccountForRequest' || name === 'consumeNonce');

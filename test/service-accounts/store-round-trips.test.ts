@@ -6,45 +6,13 @@
 // Redis store wrapped to record each call.
 import { randomBytes, randomUUID } from 'node:crypto';
 import t from 'tap';
-import { buildGateway } from '../../gateway/app.js';
-import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
-import { openStore } from '../../gateway/store/open-store.js';
-import type { CredentialStore } from '../../gateway/store/types.js';
-import { testSettings } from '../helpers/gateway.js';
-import { LogCapture } from '../helpers/log-capture.js';
-import { deleteKeysWithPrefix } from '../helpers/redis.js';
+import { startTestGateway } from '../helpers/gateway.js';
+import { recordingStore } from '../helpers/recording-store.js';
 import { createServiceAccount, signedInject } from '../helpers/signing.js';
 
-/** Wraps a store so that every method call is recorded by name. */
-function recording(store: CredentialStore): { store: CredentialStore; calls: string[] } {
-  const calls: string[] = [];
-  const proxy = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(String(name));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { store: proxy, calls };
-}
-
 t.test('round trips and writes per signed request', async (t) => {
-  const upstreams = { public: await startEchoUpstream('public'), banking: await startEchoUpstream('banking') };
-  const { settings, redisPrefix } = await testSettings({ publicUpstream: upstreams.public.url, bankingUpstream: upstreams.banking.url });
-  const real = await openStore(settings);
-  const { store, calls } = recording(real);
-  const gateway = await buildGateway(settings, { store, logStream: new LogCapture() });
-  t.teardown(async () => {
-    await gateway.close();
-    await real.close();
-    await upstreams.public.close();
-    await upstreams.banking.close();
-    await deleteKeysWithPrefix(redisPrefix!);
-  });
-  const tg = { gateway, settings, adminToken: settings.adminToken!, upstreams, logs: new LogCapture(), redisPrefix };
+  const calls: string[] = [];
+  const tg = await startTestGateway(t, { wrapStore: (store) => recordingStore(store, calls) });
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'], allowed_ips: ['10.0.0.0/8'] });
   const during = async (send: () => Promise<unknown>) => {
     calls.length = 0;
