@@ -1,8 +1,9 @@
 // The gateway under test, started from dist/ as `npm start` would, and the admin calls the bench
 // makes to it (a client, its token, a service account).
 import { readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { generateSigningKey } from '../gateway/signing/index.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
 
 export interface GatewayOptions {
@@ -88,4 +89,16 @@ export async function createClient(gateway: Gateway): Promise<BenchClient> {
   if (!response.ok) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
   const { access_token: token } = (await response.json()) as { access_token: string };
   return { clientId: client.client_id, clientSecret: client.client_secret, token };
+}
+
+export interface BenchServiceAccount {
+  accessId: string;
+  privateKey: KeyObject;
+}
+
+/** A service account with a fresh Ed25519 key, created through the admin API as an operator would. */
+export async function createServiceAccount(gateway: Gateway, description: string, permissions: string[]): Promise<BenchServiceAccount> {
+  const { privateKeyPem, publicKeyLine } = generateSigningKey('bench');
+  const { access_id: accessId } = await adminCall<{ access_id: string }>(gateway, 'POST', '/admin/v1/service-accounts', { description, public_key: publicKeyLine, permissions });
+  return { accessId, privateKey: createPrivateKey(privateKeyPem) };
 }

@@ -192,15 +192,9 @@ async function main(): Promise<void> {
   // Last: the attack leaves the process larger for a while, which would show in the rows after it.
   lines.push({ section: `GET ${SALES} while ${4 * STALLED_PER_KIND} stalled uploads are held (the hardening review's memory attack)` });
   const attack = await startStalledUploads(gateway);
-  let attackConnections: number;
-  let bearerAttacked: Figure;
-  try {
-    bearerAttacked = await figure('gateway Bearer route, stalled uploads held', bearer(gateway, client.token), gatewayPids, sidePids);
-  } finally {
-    attackConnections = attack.stop();
-  }
+  const bearerAttacked = await figure('gateway Bearer route, stalled uploads held', bearer(gateway, client.token), gatewayPids, sidePids).finally(() => attack.stop());
   const attackMark = footnote(
-    `While wrk runs, ${4 * STALLED_PER_KIND} connections (${attackConnections} opened in all) each declare a 1 MiB body, send all but its last byte and stall: signed uploads by an unknown Access ID, Bearer uploads without a token, token forms, and signed uploads by a real account (held within the body budget); one closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
+    `While wrk runs, ${4 * STALLED_PER_KIND} connections (${attack.opened} opened in all) each declare a 1 MiB body, send all but its last byte and stall: signed uploads by an unknown Access ID, Bearer uploads without a token, token forms, and signed uploads by a real account (held within the body budget); one closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
   );
   lines.push({
     scenario: `gateway: Bearer route${attackMark}`,

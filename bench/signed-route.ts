@@ -2,19 +2,12 @@
 // with the exported signing library as a real client would, each with its own nonce. They are
 // signed before each run (measure.ts asks for as many as the run needs), so that the figure
 // measures the gateway's verification rather than the load generator's signing.
-import { createPrivateKey } from 'node:crypto';
-import { generateSigningKey, signRequest } from '../gateway/signing/index.js';
-import { adminCall, type Gateway } from './gateway.js';
+import { signRequest } from '../gateway/signing/index.js';
+import { createServiceAccount, type Gateway } from './gateway.js';
 import type { FigureTarget } from './measure.js';
 
 export async function signedBalanceTarget(gateway: Gateway): Promise<FigureTarget> {
-  const { privateKeyPem, publicKeyLine } = generateSigningKey('bench');
-  const { access_id: accessId } = await adminCall<{ access_id: string }>(gateway, 'POST', '/admin/v1/service-accounts', {
-    description: 'bench',
-    public_key: publicKeyLine,
-    permissions: ['view_balance'],
-  });
-  const privateKey = createPrivateKey(privateKeyPem);
+  const { accessId, privateKey } = await createServiceAccount(gateway, 'bench', ['view_balance']);
   const url = `${gateway.url}/v1/balance`;
   return {
     url,

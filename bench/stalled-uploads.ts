@@ -4,10 +4,10 @@
 // upload without a token (refused from the headers), a token form (waited on until the request
 // timeout) and a signed upload by a real account (held within the body budget, 503 past it). A
 // connection the gateway closes is opened again after a pause, so the attack lasts the whole figure.
-import { createPrivateKey, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { generateSigningKey, signRequest } from '../gateway/signing/index.js';
-import { adminCall, type Gateway } from './gateway.js';
+import { signRequest } from '../gateway/signing/index.js';
+import { createServiceAccount, type Gateway } from './gateway.js';
 
 const MIB = 1024 * 1024;
 /** Connections of each kind held at once. */
@@ -16,8 +16,10 @@ export const STALLED_PER_KIND = 64;
 const REOPEN_AFTER_MS = 1000;
 
 export interface StalledUploads {
-  /** Closes every connection and stops reopening them; the connections opened in all. */
-  stop(): number;
+  /** Connections opened so far. */
+  readonly opened: number;
+  /** Closes every connection and stops reopening them. */
+  stop(): void;
 }
 
 function head(method: string, path: string, headers: Record<string, string>): string {
@@ -27,13 +29,7 @@ function head(method: string, path: string, headers: Record<string, string>): st
 }
 
 export async function startStalledUploads(gateway: Gateway): Promise<StalledUploads> {
-  const { privateKeyPem, publicKeyLine } = generateSigningKey('bench-stall');
-  const { access_id: accessId } = await adminCall<{ access_id: string }>(gateway, 'POST', '/admin/v1/service-accounts', {
-    description: 'bench stalled uploads',
-    public_key: publicKeyLine,
-    permissions: ['initiate_payment'],
-  });
-  const privateKey = createPrivateKey(privateKeyPem);
+  const { accessId, privateKey } = await createServiceAccount(gateway, 'bench stalled uploads', ['initiate_payment']);
   const { hostname, port, host } = new URL(gateway.url);
   const body = Buffer.alloc(MIB, 'a');
   const allButOne = body.subarray(0, MIB - 1);
@@ -80,11 +76,13 @@ export async function startStalledUploads(gateway: Gateway): Promise<StalledUplo
   for (const kind of kinds) for (let i = 0; i < STALLED_PER_KIND; i++) open(kind);
 
   return {
+    get opened() {
+      return opened;
+    },
     stop() {
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
-      return opened;
     },
   };
 }
