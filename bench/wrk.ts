@@ -81,7 +81,8 @@ export function parseWrkOutput(output: string): LoadResult {
     return match ? Number(match[1]) : undefined;
   };
   const percentile = (p: number) => {
-    const match = new RegExp(`^\\s+${p}%\\s+(\\S+)$`, 'm').exec(output);
+    // wrk pads the column: a latency in seconds ("1.15s ") ends with a space.
+    const match = new RegExp(`^\\s+${p}%\\s+(\\S+)\\s*$`, 'm').exec(output);
     if (!match) throw new Error(`wrk printed no ${p}% latency:\n${output}`);
     return milliseconds(match[1]!);
   };
