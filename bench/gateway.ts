@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import type { JwtAlgorithm } from '../gateway/config/settings.js';
 import { generateSigningKey } from '../gateway/signing/index.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
 
@@ -14,6 +15,8 @@ export interface GatewayOptions {
   workers: number;
   /** The admin token of a gateway sharing the same store; a fresh one otherwise. */
   adminToken?: string;
+  /** The access tokens' signing algorithm, and the only one allowed; the gateway's default otherwise. */
+  jwtAlgorithm?: JwtAlgorithm;
 }
 
 export interface Gateway {
@@ -55,6 +58,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       GATEWAY_ISSUER: ISSUER,
       PUBLIC_UPSTREAM: options.upstream,
       BANKING_UPSTREAM: options.upstream,
+      ...(options.jwtAlgorithm ? { GATEWAY_JWT_SIGNING_ALGORITHM: options.jwtAlgorithm, GATEWAY_JWT_ALLOWED_ALGORITHMS: options.jwtAlgorithm } : {}),
     },
     'gateway started',
   );

@@ -1,14 +1,16 @@
 // npm run bench: one table from one run. Each figure is a warm-up then a measured run, with the CPU
 // time per request of the process under test beside its references: the upstream answering
 // directly, nginx proxy_pass (when installed), the bare @fastify/http-proxy, and oidc-provider for
-// the token endpoint. Embedded store by default; Redis with REDIS_URL (then BENCH_ACCOUNTS seeds a
-// population of service accounts, and GATEWAY_WORKERS > 1 adds a row with that many workers).
+// the token endpoint (with each JWT algorithm's own cost below the table). Embedded store by
+// default; Redis with REDIS_URL (then BENCH_ACCOUNTS seeds a population of service accounts, and
+// GATEWAY_WORKERS > 1 adds a row with that many workers).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processTree } from './cpu.js';
 import { createClient, startGateway, type Gateway } from './gateway.js';
+import { describeJwtAlgorithms, measureJwtAlgorithms } from './jwt-algorithms.js';
 import { autocannonGenerator, runAutocannon } from './load.js';
 import type { LoadGenerator } from './load-target.js';
 import { measureFigure, type Figure, type FigureTarget } from './measure.js';
@@ -177,6 +179,16 @@ async function main(): Promise<void> {
     figure: token,
     comparison: `vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / token.cpuUsPerRequest)} less CPU per token (target ≥ 8×), req/s ${ratio(token.requestsPerSecond / oidc.requestsPerSecond)} (target ≥ 5×)`,
   });
+  // The same endpoint signing with ES256: a gateway (and a client) of its own, since the signing
+  // key set is shared by every gateway on one store.
+  const es256 = await startGateway({ upstream, dataDir: gatewayDir('es256'), redisPrefix: `${redisPrefix}es256:`, workers: 1, jwtAlgorithm: 'ES256' });
+  try {
+    const es256Client = await createClient(es256);
+    const tokenEs256 = await figure('gateway token endpoint, ES256', { url: `${es256.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(es256Client.clientId, es256Client.clientSecret) }, processTree(es256.pid), sidePids);
+    lines.push({ scenario: 'gateway: POST /v1/oauth/token, ES256 key', figure: tokenEs256, comparison: `vs the EdDSA key: ${cpuAndRate(tokenEs256, token)}; vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / tokenEs256.cpuUsPerRequest)} less CPU` });
+  } finally {
+    await es256.stop();
+  }
 
   // Added latency at a fixed rate, well below saturation.
   lines.push({ section: `GET ${SALES} at a fixed ${FIXED_RATE} req/s (autocannon overallRate, ${PACED_CONNECTIONS} connection)` });
@@ -190,17 +202,28 @@ async function main(): Promise<void> {
   });
 
   // Last: the attack leaves the process larger for a while, which would show in the rows after it.
-  lines.push({ section: `GET ${SALES} while ${4 * STALLED_PER_KIND} stalled uploads are held (the hardening review's memory attack)` });
-  const attack = await startStalledUploads(gateway);
-  const bearerAttacked = await figure('gateway Bearer route, stalled uploads held', bearer(gateway, client.token), gatewayPids, sidePids).finally(() => attack.stop());
+  // First without any credential (the review's attack), then with a real account's uploads besides.
+  lines.push({ section: `GET ${SALES} while stalled uploads are held (the hardening review's memory attack)` });
+  const attacked: { withAccount: boolean; figure: Figure; held: number; opened: number }[] = [];
+  for (const withAccount of [false, true]) {
+    const attack = await startStalledUploads(gateway, { withAccount });
+    const result = await figure(`gateway Bearer route, stalled uploads held${withAccount ? ', a real account among them' : ''}`, bearer(gateway, client.token), gatewayPids, sidePids).finally(() => attack.stop());
+    attacked.push({ withAccount, figure: result, held: attack.held, opened: attack.opened });
+  }
+  const [anonymousAttack, accountAttack] = attacked as [(typeof attacked)[0], (typeof attacked)[0]];
   const attackMark = footnote(
-    `While wrk runs, ${4 * STALLED_PER_KIND} connections (${attack.opened} opened in all) each declare a 1 MiB body, send all but its last byte and stall: signed uploads by an unknown Access ID, Bearer uploads without a token, token forms, and signed uploads by a real account (held within the body budget); one closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
+    `While wrk runs, connections each declare a 1 MiB body, send all but its last byte and stall, ${STALLED_PER_KIND} of each kind: signed uploads by an unknown Access ID, Bearer uploads without a token and token forms (no credential: the review's attack; ${anonymousAttack.held} held, ${anonymousAttack.opened} opened in all), and on the second row signed uploads by a real account besides (held within the body budget; ${accountAttack.held} held, ${accountAttack.opened} opened). One closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
   );
-  lines.push({
-    scenario: `gateway: Bearer route${attackMark}`,
-    figure: bearerAttacked,
-    comparison: `vs the Bearer route: RSS ${mb(bearerAttacked.rssBytes)} against ${mb(bearerOne.rssBytes)} MB (target ≤ 150), ${cpuAndRate(bearerAttacked, bearerOne)}`,
-  });
+  for (const { withAccount, figure: result, held } of attacked) {
+    lines.push({
+      scenario: `gateway: Bearer route, ${held} stalled${withAccount ? ', 1 account' : ', no credential'}${attackMark}`,
+      figure: result,
+      comparison: `vs the Bearer route: RSS ${mb(result.rssBytes)} against ${mb(bearerOne.rssBytes)} MB (target ≤ 150), ${cpuAndRate(result, bearerOne)}`,
+    });
+  }
+
+  progress('JWT signing and verification per algorithm');
+  notes.push(...describeJwtAlgorithms(await measureJwtAlgorithms()));
 
   const rows = lines.filter((line): line is Row => 'figure' in line);
   const peakRss = Math.max(...gatewayFigures.map((f) => f.rssBytes));

@@ -16,6 +16,8 @@ export const STALLED_PER_KIND = 64;
 const REOPEN_AFTER_MS = 1000;
 
 export interface StalledUploads {
+  /** Connections held at once. */
+  readonly held: number;
   /** Connections opened so far. */
   readonly opened: number;
   /** Closes every connection and stops reopening them. */
@@ -28,7 +30,11 @@ function head(method: string, path: string, headers: Record<string, string>): st
     .join('')}\r\n`;
 }
 
-export async function startStalledUploads(gateway: Gateway): Promise<StalledUploads> {
+/**
+ * `withAccount`: the fourth kind, a real account's uploads, joins the three that hold no credential
+ * (the hardening review's attack).
+ */
+export async function startStalledUploads(gateway: Gateway, { withAccount }: { withAccount: boolean }): Promise<StalledUploads> {
   const { accessId, privateKey } = await createServiceAccount(gateway, 'bench stalled uploads', ['initiate_payment']);
   const { hostname, port, host } = new URL(gateway.url);
   const body = Buffer.alloc(MIB, 'a');
@@ -46,7 +52,7 @@ export async function startStalledUploads(gateway: Gateway): Promise<StalledUplo
     () => ({ head: signedHead(randomUUID()), sent: allButOne }),
     () => ({ head: head('POST', '/v1/webhooks', { host, 'content-type': 'application/octet-stream', 'content-length': String(MIB) }), sent: allButOne }),
     () => ({ head: head('POST', '/v1/oauth/token', { host, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(form.length) }), sent: Buffer.from(form.slice(0, -1)) }),
-    () => ({ head: signedHead(accessId), sent: allButOne }),
+    ...(withAccount ? [() => ({ head: signedHead(accessId), sent: allButOne })] : []),
   ];
 
   let stopped = false;
@@ -76,6 +82,7 @@ export async function startStalledUploads(gateway: Gateway): Promise<StalledUplo
   for (const kind of kinds) for (let i = 0; i < STALLED_PER_KIND; i++) open(kind);
 
   return {
+    held: kinds.length * STALLED_PER_KIND,
     get opened() {
       return opened;
     },
