@@ -42,7 +42,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   // A refusal before the body was read leaves it unread: close the connection rather than read on.
   if (!request.raw.complete) {
     reply.header('connection', 'close');
-    closeAfterResponse(request.raw.socket);
+    closeAfterResponse(request.raw);
   }
   const body: Record<string, string> = oauth
     ? { error: error.code, message: error.message, error_description: error.message, request_id: String(request.id) }

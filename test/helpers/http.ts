@@ -60,7 +60,7 @@ export function rawRequest(port: number, method: string, target: string, headers
   });
 }
 
-function parseResponse(text: string): RawResponse {
+export function parseResponse(text: string): RawResponse {
   const split = text.indexOf('\r\n\r\n');
   if (split === -1) throw new Error(`no complete HTTP response: ${JSON.stringify(text)}`);
   const [statusLine, ...headerLines] = text.slice(0, split).split('\r\n');
