@@ -2,14 +2,14 @@
 // Verification is strict: node:crypto (OpenSSL) accepts small-order and non-canonical points, and
 // with a small-order public key a fixed signature (e.g. R = base point, S = 1) verifies for every
 // message, so the encodings are checked here before the cofactorless equation is.
-// The equation itself is libsodium's when sodium-native is installed (the gateway depends on it:
-// about 40 µs per verification on the bench machine against OpenSSL's 70, and strict by itself),
-// and node:crypto's otherwise (a library user who signs need not install a native addon).
-import { createRequire } from 'node:module';
+// The equation itself is libsodium's when sodium-native is installed (sodium.ts: about 40 µs per
+// verification on the bench machine against OpenSSL's 70, and strict by itself), and node:crypto's
+// otherwise.
 import { verify, type KeyObject } from 'node:crypto';
 import { decodesToCurvePoint } from './ed25519-curve.js';
 import { hasNegativeZeroX, hasUnreducedY, isCanonicalScalar, isStrictPoint, smallOrder } from './ed25519-encoding.js';
 import { ed25519PublicKey, rawPublicKey } from './keys.js';
+import { sodium } from './sodium.js';
 
 const KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
@@ -17,23 +17,11 @@ const SIGNATURE_BYTES = 64;
 /** The verification equation on encodings already checked strict: message, signature, raw key. */
 export type Ed25519Equation = (message: Uint8Array, signature: Uint8Array, raw: Uint8Array, key: KeyObject | undefined) => boolean;
 
-interface Sodium {
-  crypto_sign_verify_detached(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
-}
-
-function loadSodium(): Sodium | undefined {
-  try {
-    return createRequire(import.meta.url)('sodium-native') as Sodium;
-  } catch {
-    return undefined;
-  }
-}
-
-const sodium = loadSodium();
+const libsodium = sodium;
 
 /** Every equation available here, the one verifyEd25519 uses first. */
 export const ED25519_EQUATIONS: Readonly<Partial<Record<'libsodium' | 'openssl', Ed25519Equation>>> & { openssl: Ed25519Equation } = {
-  ...(sodium ? { libsodium: (message: Uint8Array, signature: Uint8Array, raw: Uint8Array) => sodium.crypto_sign_verify_detached(signature, message, raw) } : {}),
+  ...(libsodium ? { libsodium: (message: Uint8Array, signature: Uint8Array, raw: Uint8Array) => libsodium.crypto_sign_verify_detached(signature, message, raw) } : {}),
   openssl: (message, signature, raw, key) => verify(null, message, key ?? ed25519PublicKey(raw), signature),
 };
 
