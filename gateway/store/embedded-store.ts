@@ -26,6 +26,7 @@ import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import { gcraStep, spacingOf, type RateLimitDecision } from './gcra.js';
 import { rolledClient } from './client-secret-roll.js';
 import { frozenAccount, frozenClient } from './frozen-records.js';
+import { NonceSet } from './nonce-set.js';
 
 interface Expiring {
   value: string;
@@ -91,7 +92,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private readonly metaWatchers = new Map<string, Set<() => void>>();
   /** jti -> expiry (epoch seconds). */
   private readonly revoked = new Map<string, number>();
-  private readonly nonces = new ExpiringMap();
+  private readonly nonces = new NonceSet();
   private readonly failures = new ExpiringMap();
   /** Rate-limit TATs (epoch microseconds) by credential and route, each kept until it has passed. */
   private readonly rateLimits = new ExpiringMap();
@@ -251,13 +252,13 @@ export class EmbeddedCredentialStore implements CredentialStore {
     const account = this.accountsByAccessId.get(accessId);
     if (!account) return { account: null, nonceUsed: false };
     // Stored frozen: handed out as is on the hot path, without a copy per request.
-    return { account, nonceUsed: this.nonces.get(`${accessId}:${nonce}`) !== undefined, version: this.accountVersions.get(accessId)! };
+    return { account, nonceUsed: this.nonces.has(accessId, nonce), version: this.accountVersions.get(accessId)! };
   }
 
   async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string): Promise<NonceConsumption> {
     if (!this.accountsByAccessId.has(accessId)) return 'account_gone';
     if (version !== undefined && this.accountVersions.get(accessId) !== version) return 'account_changed';
-    return this.nonces.setIfAbsent(`${accessId}:${nonce}`, '1', nonceTtlSeconds * 1000) ? 'fresh' : 'used';
+    return this.nonces.addIfAbsent(accessId, nonce, nonceTtlSeconds * 1000) ? 'fresh' : 'used';
   }
 
   async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
