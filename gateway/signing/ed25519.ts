@@ -17,6 +17,7 @@ const SIGNATURE_BYTES = 64;
 /** The verification equation on encodings already checked strict: message, signature, raw key. */
 export type Ed25519Equation = (message: Uint8Array, signature: Uint8Array, raw: Uint8Array, key: KeyObject | undefined) => boolean;
 
+// A module constant, so that TypeScript keeps its narrowing inside the closure below.
 const libsodium = sodium;
 
 /** Every equation available here, the one verifyEd25519 uses first. */

@@ -59,13 +59,6 @@ class ExpiringMap {
     this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
   }
 
-  /** Sets only when absent; true when it was set. */
-  setIfAbsent(key: string, value: string, ttlMs: number): boolean {
-    if (this.get(key) !== undefined) return false;
-    this.set(key, value, ttlMs);
-    return true;
-  }
-
   expiresAt(key: string): number | undefined {
     return this.get(key) === undefined ? undefined : this.entries.get(key)!.expiresAt;
   }
