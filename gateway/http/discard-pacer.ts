@@ -2,9 +2,9 @@
 // connection lingers. Each chunk Node hands over is a buffer that V8 frees only at its next full
 // collection, which it starts when such memory has grown by tens of megabytes; unpaced, a flood of
 // refused uploads fills that allowance again and again (the bench's stalled-upload rows).
-// A token bucket with debt: every chunk is counted, and a reader whose chunk took the budget below
-// zero pauses until it is positive again, so over any span the bytes discarded stay within
-// burst + rate × time + the chunks readers were handed as it ran out.
+// A token bucket with debt: a reader reserves one read before it reads, a reservation is granted
+// only while the budget is positive, and bytes beyond a reservation are counted too; so over any
+// span the bytes discarded stay within burst + rate × time + one read, however many readers wait.
 
 export class DiscardPacer {
   private tokens: number;
@@ -35,6 +35,23 @@ export class DiscardPacer {
     return this.tokens > 0;
   }
 
+  /**
+   * Takes `bytes` ahead of a read, only while the budget is positive (it may then fall that far below
+   * zero): however many readers wait, those let go hold one read's worth each, and only while there
+   * is budget for it. False when there is none: wait with whenAvailable.
+   */
+  reserve(bytes: number): boolean {
+    if (!this.available) return false;
+    this.tokens -= bytes;
+    return true;
+  }
+
+  /** Gives back the part of a reservation that was not read. */
+  refund(bytes: number): void {
+    this.refill();
+    this.tokens = Math.min(this.burstBytes, this.tokens + bytes);
+  }
+
   /** Calls `resume` once the budget is positive again; what it returns cancels the wait. */
   whenAvailable(resume: () => void): () => void {
     this.waiting.add(resume);
@@ -62,7 +79,7 @@ export class DiscardPacer {
 
   private release(): void {
     if (!this.available) return this.schedule();
-    // Every waiter goes on: each takes its next chunk from the budget, and waits again if it runs out.
+    // Every waiter tries again: those that get a reservation read, the others wait once more.
     const waiting = [...this.waiting];
     this.waiting.clear();
     for (const resume of waiting) resume();

@@ -16,6 +16,8 @@ const LINGER_MS = 2000;
  */
 const DISCARD_BURST_BYTES = 4 * 1024 * 1024;
 const DISCARD_BYTES_PER_SECOND = 4 * 1024 * 1024;
+/** The most one socket read brings (libuv's read size): what a connection reserves before it reads. */
+const READ_BYTES = 64 * 1024;
 
 const closing = new WeakSet<Socket>();
 const discarding = new WeakSet<IncomingMessage>();
@@ -50,16 +52,15 @@ export function closeAfterResponse(request: IncomingMessage, pace: DiscardPacer 
   discarding.add(request);
   // The request flows, so each chunk is dropped as the parser hands it over (a paused request would
   // hold its buffered chunks), and it stays this listener's (Node dumps a request nobody reads, out
-  // of sight of the pace). The socket is read only while the pace allows: the request and Node's
-  // HTTP server resume it by themselves, some of it a tick later, so a resume the pace did not allow
-  // is undone at once, before any read. A read may bring a chunk more than the pace had left: that
-  // debt is repaid before anyone reads again.
-  let reading = false;
+  // of sight of the pace). The socket is read only under a reservation of one read from the pace:
+  // the request and Node's HTTP server resume it by themselves, some of it a tick later, so a resume
+  // without one is undone at once, before any read.
+  let reserved = 0;
   let cancelWait: (() => void) | undefined;
   const readWhenPaced = () => {
     if (cancelWait) return;
-    reading = pace.available;
-    if (reading) {
+    if (reserved > 0 || pace.reserve(READ_BYTES)) {
+      reserved = READ_BYTES;
       socket.resume();
       return;
     }
@@ -70,12 +71,21 @@ export function closeAfterResponse(request: IncomingMessage, pace: DiscardPacer 
     });
   };
   socket.on('resume', () => {
-    if (!reading) socket.pause();
+    if (reserved === 0) socket.pause();
   });
   request.on('data', (chunk: Buffer) => {
-    if (!pace.take(chunk.length)) readWhenPaced();
+    // Chunks read before the refusal are counted all the same. What a read left of its reservation
+    // goes back: the next read may bring a whole one, so it is reserved anew.
+    const covered = Math.min(chunk.length, reserved);
+    if (chunk.length > covered) pace.take(chunk.length - covered);
+    if (reserved > covered) pace.refund(reserved - covered);
+    reserved = 0;
+    readWhenPaced();
   });
-  socket.once('close', () => cancelWait?.());
+  socket.once('close', () => {
+    cancelWait?.();
+    if (reserved > 0) pace.refund(reserved);
+  });
   // Also a request whose reader stopped part-way (a body over its limit) and paused it.
   request.resume();
   readWhenPaced();

@@ -75,3 +75,42 @@ t.test('a waiter is called once the debt is repaid, and a cancelled one is not',
   t.equal(pacer.available, true, 'the budget is positive when the waiter runs');
   t.equal(cancelledCalled, false, 'the cancelled waiter was not called');
 });
+
+t.test('property: readers that read only under a reservation discard at most burst + rate × time + one read, however many', async (t) => {
+  const READ = 64 * KIB;
+  const step = fc.record({ reader: fc.nat(), afterMs: fc.integer({ min: 0, max: 50 }), chunk: fc.integer({ min: 1, max: READ }), closes: fc.boolean() });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1 * KIB, max: 8 * 1024 * KIB }),
+      fc.integer({ min: 1 * KIB, max: 4 * 1024 * KIB }),
+      fc.integer({ min: 1, max: 200 }),
+      fc.array(step, { minLength: 1, maxLength: 300 }),
+      (rate, burst, readers, steps) => {
+        const { pacer, advance } = clocked(rate, burst);
+        const reserved = new Array<number>(readers).fill(0);
+        let discarded = 0;
+        for (const { reader, afterMs, chunk, closes } of steps) {
+          const elapsedMs = advance(afterMs);
+          const i = reader % readers;
+          if (reserved[i] === 0) {
+            if (pacer.reserve(READ)) reserved[i] = READ;
+            continue;
+          }
+          // A reader reads at most what it reserved, or closes and gives the rest back.
+          if (closes) {
+            pacer.refund(reserved[i]!);
+            reserved[i] = 0;
+            continue;
+          }
+          const read = Math.min(chunk, reserved[i]!);
+          reserved[i]! -= read;
+          discarded += read;
+          if (discarded > burst + (rate * elapsedMs) / 1000 + READ) return false;
+        }
+        return true;
+      },
+    ),
+    { numRuns: 300 },
+  );
+  t.pass('held over 300 random sets of up to 200 readers');
+});

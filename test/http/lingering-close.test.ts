@@ -102,3 +102,51 @@ t.test('a flood of refused uploads is read at the discard pace, not as fast as i
   await waitFor(() => serverSockets.every((socket) => socket.destroyed));
   t.ok(serverSockets.every((socket) => socket.destroyed), 'every connection was closed at the end of its linger');
 });
+
+t.test('many refused uploads waiting at once are let go one read at a time, not one read each', async (t) => {
+  const RATE = 512 * KIB;
+  const BURST = 64 * KIB;
+  const READ = 64 * KIB;
+  const CLIENTS = 32;
+  const pacer = new DiscardPacer(RATE, BURST);
+  const serverSockets: Socket[] = [];
+  let answered = 0;
+  let firstRefusalAt: number | undefined;
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    firstRefusalAt ??= performance.now();
+    closeAfterResponse(request, pacer);
+    response.writeHead(401, { 'content-type': 'application/json', connection: 'close' }).end('{"error":"invalid_token"}');
+    answered++;
+  });
+  server.on('connection', (socket: Socket) => serverSockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const clients: Socket[] = [];
+  t.teardown(() => {
+    for (const client of clients) client.destroy();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  // Each client sends its head alone and the body only once it has its answer: nothing of the body
+  // is read before the refusal, so every byte read is the pace's.
+  const body = Buffer.alloc(MIB, 'a');
+  const head = requestHead('POST', '/upload', { host: 'x.test', 'content-length': String(body.length) });
+  for (let i = 0; i < CLIENTS; i++) {
+    // Half-open: the gateway's FIN after its answer must not end the client's side before the body.
+    const client = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    clients.push(client);
+    client.on('error', () => {});
+    client.once('data', () => client.write(body));
+    client.resume();
+    client.write(head);
+  }
+  const deadline = Date.now() + 5000;
+  while (answered < CLIENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.equal(answered, CLIENTS, 'every upload was refused from its head');
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const read = serverSockets.reduce((sum, socket) => sum + socket.bytesRead, 0) - CLIENTS * Buffer.byteLength(head);
+  const elapsedSeconds = (performance.now() - firstRefusalAt!) / 1000;
+  const bound = BURST + RATE * elapsedSeconds + READ;
+  t.ok(read <= bound, `read ${(read / KIB).toFixed(0)} KiB of bodies in ${elapsedSeconds.toFixed(2)} s from ${CLIENTS} connections (bound ${(bound / KIB).toFixed(0)} KiB: no read per connection beyond the pace)`);
+});
