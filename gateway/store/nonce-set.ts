@@ -48,7 +48,7 @@ export class NonceSet {
     for (const generation of this.generations.keys()) if (generation <= now) this.generations.delete(generation);
   }
 
-  /** Nonces held, expired ones not yet swept included (for tests and metrics). */
+  /** Nonces held, expired ones not yet swept included (for tests). */
   get size(): number {
     let size = 0;
     for (const hashes of this.generations.values()) size += hashes.size;
