@@ -80,7 +80,8 @@ export function parseCidrList(texts: readonly string[]): Cidr[] {
   return texts.map((t) => parseCidr(t));
 }
 
-function networkOf(address: Address, prefix: number): Address {
+/** The address with every bit after the first prefix bits cleared. */
+export function networkOf(address: Address, prefix: number): Address {
   const bytes = address.toByteArray();
   for (let bit = prefix; bit < bytes.length * 8; bit++) {
     const index = bit >> 3;
