@@ -10,7 +10,7 @@ import { FailureThrottle } from './http/failure-throttle.js';
 import { newFastify } from './http/listener.js';
 import { BUILD } from './build-info.js';
 import { GatewayMetrics } from './metrics/metrics.js';
-import { clientAddressText } from './net/client-ip.js';
+import { clientAddressOf } from './net/client-ip.js';
 import { AccessTokens } from './oauth/access-tokens.js';
 import { ClientAuthenticator } from './oauth/client-authentication.js';
 import { registerDiscovery } from './oauth/discovery.js';
@@ -99,7 +99,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
   publicApp.addHook('onRequest', readiness.gate());
   observeRequests(publicApp, metrics);
-  const addressOf = (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies);
+  const addressOf = (request: FastifyRequest) => clientAddressOf(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
     clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'), settings.oauthErrorStyle),
     tokens,

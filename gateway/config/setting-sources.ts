@@ -51,6 +51,7 @@ export const SOURCES = {
   throttleMaxFailures: ['throttle_max_failures', 'GATEWAY_THROTTLE_MAX_FAILURES'],
   throttleMaxFailuresPerAddress: ['throttle_max_failures_per_address', 'GATEWAY_THROTTLE_MAX_FAILURES_PER_ADDRESS'],
   throttleMaxFailuresPerCredential: ['throttle_max_failures_per_credential', 'GATEWAY_THROTTLE_MAX_FAILURES_PER_CREDENTIAL'],
+  throttleIpv6Prefix: ['throttle_ipv6_prefix', 'GATEWAY_THROTTLE_IPV6_PREFIX'],
   adminHostnames: ['admin_hostnames', 'GATEWAY_ADMIN_HOSTNAMES'],
   throttleWindowSeconds: ['throttle_window_seconds', 'GATEWAY_THROTTLE_WINDOW_SECONDS'],
   jwtSigningKeyFile: ['jwt_signing_key_file', 'GATEWAY_JWT_SIGNING_KEY_FILE'],

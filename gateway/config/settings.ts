@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseCidrList, type Cidr } from '../net/cidr.js';
+import { IPV6_PREFIX_RANGE } from '../net/throttle-key.js';
 import { redisConnectionSettings, RedisSettingsError, usesRedis, type RedisConnectionSettings } from './redis-settings.js';
 import { readSecretKeyFile } from './secret-key-file.js';
 import { SOURCES } from './setting-sources.js';
@@ -78,6 +79,8 @@ export interface Settings extends RedisConnectionSettings {
   readonly throttleMaxFailuresPerAddress: number;
   /** Failed authentications per credential from all addresses together (a ceiling against distributed guessing). */
   readonly throttleMaxFailuresPerCredential: number;
+  /** The failure throttle (the only per-address counters) counts an IPv6 address by its network of this many bits; IPv4 per address. */
+  readonly throttleIpv6Prefix: number;
   readonly throttleWindowSeconds: number;
   /** Names the admin listener answers to besides IP literals (DNS rebinding defence). */
   readonly adminHostnames: readonly string[];
@@ -121,14 +124,26 @@ function dashboardUsers(yaml: Raw, env: NodeJS.ProcessEnv): DashboardUser[] {
   return users;
 }
 
-/** Three failure ceilings: per pair, per address, per credential; each at least the one before. */
+/**
+ * Three failure ceilings: per pair, per address (network), per credential. The pair ceiling is
+ * what one network can spend of a credential's ceiling in a window, so the credential ceiling is
+ * at least twice it: no single network can refuse a credential to its owner (gateway/http/failure-throttle.ts).
+ */
 function throttleLimits(yaml: Raw, env: NodeJS.ProcessEnv) {
   const pair = int('throttleMaxFailures', yaml, env, 10, 1, 100_000);
   const perAddress = int('throttleMaxFailuresPerAddress', yaml, env, Math.max(pair, 50), 1, 1_000_000);
-  const perCredential = int('throttleMaxFailuresPerCredential', yaml, env, Math.max(perAddress, 1000), 1, 10_000_000);
+  const perCredential = int('throttleMaxFailuresPerCredential', yaml, env, Math.max(perAddress, 2 * pair, 1000), 1, 10_000_000);
   if (perAddress < pair) throw new SettingsError(lookup('throttleMaxFailuresPerAddress', yaml, env)[1], `must be at least throttle_max_failures (${pair})`);
-  if (perCredential < pair) throw new SettingsError(lookup('throttleMaxFailuresPerCredential', yaml, env)[1], `must be at least throttle_max_failures (${pair})`);
-  return { throttleMaxFailures: pair, throttleMaxFailuresPerAddress: perAddress, throttleMaxFailuresPerCredential: perCredential };
+  if (perCredential < 2 * pair) {
+    throw new SettingsError(lookup('throttleMaxFailuresPerCredential', yaml, env)[1], `must be at least twice throttle_max_failures (${2 * pair}), so that one network cannot reach it alone`);
+  }
+  return {
+    throttleMaxFailures: pair,
+    throttleMaxFailuresPerAddress: perAddress,
+    throttleMaxFailuresPerCredential: perCredential,
+    // /64 by default: the network one IPv6 host or LAN commonly holds (RFC 4291 interface identifiers).
+    throttleIpv6Prefix: int('throttleIpv6Prefix', yaml, env, 64, IPV6_PREFIX_RANGE.min, IPV6_PREFIX_RANGE.max),
+  };
 }
 
 /** Host names (not IP literals, which are always accepted) the admin listener answers to. */

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import type { Settings } from '../config/settings.js';
-import { clientAddressText } from '../net/client-ip.js';
+import { clientAddressOf } from '../net/client-ip.js';
 import type { PolicyHolder } from '../policy/route-table.js';
 import type { CredentialStore } from '../store/types.js';
 import { findDashboardDir } from './assets-dir.js';
@@ -35,7 +35,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       settings,
       auth,
       throttle: new FailureThrottle(deps.store, settings, 'dashboard-sign-in', 'failed sign-ins', 'reserve-first'),
-      addressOf: (request: FastifyRequest) => clientAddressText(request, settings.trustedProxies),
+      addressOf: (request: FastifyRequest) => clientAddressOf(request, settings.trustedProxies),
     });
     registerSessionPolicyRoute(scope, settings);
     registerVocabularyRoute(scope, auth, deps.policy);

@@ -7,6 +7,7 @@ import { messages } from '../admin/schemas/schema-helpers.js';
 import type { Settings } from '../config/settings.js';
 import { GatewayError, invalidField } from '../errors.js';
 import { audit } from '../http/audit.js';
+import type { Address } from '../net/cidr.js';
 import { secretsEqual } from '../admin/admin-auth.js';
 import { burnPasswordCheck, verifyPassword } from './password-hash.js';
 import type { DashboardAuth } from './session-auth.js';
@@ -16,9 +17,10 @@ import type { FailureThrottle } from '../http/failure-throttle.js';
 export interface SignInDependencies {
   settings: Settings;
   auth: DashboardAuth;
-  /** Failures count per address; password sign-ins also per username, and per username and address. */
+  /** Failures count per network (an IPv4 address, an IPv6 /64 by default); password sign-ins also per username, and per username and network. */
   throttle: FailureThrottle;
-  addressOf(request: FastifyRequest): string;
+  /** The client address; undefined when the socket reports none. */
+  addressOf(request: FastifyRequest): Address | undefined;
 }
 
 const FAILED = 'Sign-in failed: the admin token, or the username and password, are wrong.';
@@ -90,11 +92,13 @@ export function registerSignInRoutes(app: FastifyInstance, deps: SignInDependenc
   app.withTypeProvider<TypeBoxTypeProvider>().post('/dashboard/api/sign-in', { schema: { body: SignInSchema, hide: true } }, async (request, reply) => {
     requireSameOrigin(request);
     const attempt = readAttempt(deps.settings, request.body);
-    const address = deps.addressOf(request);
-    // The admin token has no name to count against: only its address is. A count for the token
+    const clientAddress = deps.addressOf(request);
+    // The whole address in the audit log; the throttle counts it by its network.
+    const address = clientAddress?.toString() ?? 'unknown';
+    // The admin token has no name to count against: only its network is. A count for the token
     // itself would let anyone lock the operator out, and would not slow guessing, which the admin
     // API's Bearer check allows anyway.
-    const verified = await throttle.attempt({ address, credential: attempt.username }, () => attempt.verify());
+    const verified = await throttle.attempt({ address: clientAddress, credential: attempt.username }, () => attempt.verify());
     if (!verified) {
       audit(request.log, 'admin.sign_in_failed', { method: attempt.field === 'token' ? 'token' : 'password', username: attempt.username ?? null, address });
       throw new GatewayError('admin_unauthorized', FAILED, { field: attempt.field });

@@ -1,11 +1,19 @@
 // Throttles authentication failures (client secrets at the OAuth endpoints, dashboard sign-ins) so
 // credentials cannot be guessed online, without letting an attacker's failures lock out the owner.
+// Failures count per network, not per address: an IPv4 address (or IPv4-mapped IPv6 one) alone, an
+// IPv6 address by its network of GATEWAY_THROTTLE_IPV6_PREFIX bits (/64 by default), since one IPv6
+// host can send from every address of its /64 (gateway/net/throttle-key.ts).
 // A failure counts on three keys, each with its own ceiling within one window:
-//   - the (credential, address) pair: tight, stops one address guessing one credential;
-//   - the address: stops one address spraying many credentials;
-//   - the credential: much higher, stops guessing spread over many addresses.
-// The owner, from their own address, meets only the credential ceiling, and reaching that costs an
-// attacker that many failures spread over many addresses.
+//   - the (credential, network) pair: tight, stops one network guessing one credential;
+//   - the network: stops one network spraying many credentials;
+//   - the credential: much higher, stops guessing spread over many networks.
+// The pair ceiling is thus all one network can spend of a credential's ceiling in a window, and the
+// settings keep the credential ceiling at least twice it (by default 10 of 1,000): the owner, from
+// their own network, meets only the credential ceiling, and reaching that takes failures from at
+// least ceiling / pair ceiling networks (100 by default), never from one, however many addresses it
+// has. The credential ceiling stays a hard bound on guesses rather than sparing networks that have
+// not failed yet: that would let every further network guess once more, and a single IPv6 site
+// holds 65,536 /64s (lower the prefix to count a whole site as one network; SECURITY.md).
 // Concurrent attempts never overshoot a ceiling: a failure is counted and decided (401, or 429 once
 // a ceiling is reached) in one atomic store step. How the secret check fits in depends on its cost:
 //   - 'reserve-first' (a costly check, e.g. scrypt): the attempt is reserved in that step before the
@@ -18,13 +26,18 @@
 import { createHash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
+import type { Address } from '../net/cidr.js';
+import { throttleKeyOf } from '../net/throttle-key.js';
 import type { AttemptLimit, AttemptReservation, CredentialStore } from '../store/types.js';
 
-export type ThrottleSettings = Pick<Settings, 'throttleMaxFailures' | 'throttleMaxFailuresPerAddress' | 'throttleMaxFailuresPerCredential' | 'throttleWindowSeconds'>;
+export type ThrottleSettings = Pick<
+  Settings,
+  'throttleMaxFailures' | 'throttleMaxFailuresPerAddress' | 'throttleMaxFailuresPerCredential' | 'throttleWindowSeconds' | 'throttleIpv6Prefix'
+>;
 
-/** Who attempts: the client address, and the credential it names (none for the admin token). */
+/** Who attempts: the client address (undefined when the socket reports none), and the credential it names (none for the admin token). */
 export interface AttemptSubject {
-  address: string;
+  address: Address | undefined;
   credential?: string | undefined;
 }
 
@@ -71,13 +84,14 @@ export class FailureThrottle {
   }
 
   private limitsFor({ address, credential }: AttemptSubject): AttemptLimit[] {
-    const { throttleMaxFailures, throttleMaxFailuresPerAddress, throttleMaxFailuresPerCredential } = this.settings;
-    const limits: AttemptLimit[] = [{ key: `${this.namespace}:address:${address}`, max: throttleMaxFailuresPerAddress }];
+    const { throttleMaxFailures, throttleMaxFailuresPerAddress, throttleMaxFailuresPerCredential, throttleIpv6Prefix } = this.settings;
+    const network = throttleKeyOf(address, throttleIpv6Prefix);
+    const limits: AttemptLimit[] = [{ key: `${this.namespace}:network:${network}`, max: throttleMaxFailuresPerAddress }];
     if (credential === undefined) return limits;
     // The credential is attacker-chosen text (up to 1024 characters): a digest bounds the key.
     const id = createHash('sha256').update(credential, 'utf8').digest('base64url');
     limits.push(
-      { key: `${this.namespace}:pair:${id}:${address}`, max: throttleMaxFailures },
+      { key: `${this.namespace}:pair:${id}:${network}`, max: throttleMaxFailures },
       { key: `${this.namespace}:credential:${id}`, max: throttleMaxFailuresPerCredential },
     );
     return limits;

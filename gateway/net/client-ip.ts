@@ -76,8 +76,3 @@ export function peerAddressOf(socket: Peer): Address | undefined {
 export function clientAddressOf(request: RequestWithPeer, trustedProxies: readonly Cidr[]): Address | undefined {
   return clientAddressFrom(peerAddressOf(request.socket), request.headers['x-forwarded-for'], trustedProxies);
 }
-
-/** The same as text, for throttle keys and logs (throws forwarded_for_invalid). */
-export function clientAddressText(request: RequestWithPeer, trustedProxies: readonly Cidr[]): string {
-  return clientAddressOf(request, trustedProxies)?.toString() ?? 'unknown';
-}

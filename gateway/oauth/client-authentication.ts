@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { OAuthErrorStyle } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
+import type { Address } from '../net/cidr.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
 import type { ClientSecretHasher } from './client-secrets.js';
 import type { FailureThrottle } from '../http/failure-throttle.js';
@@ -87,7 +88,7 @@ export class ClientAuthenticator {
   ) {}
 
   /** The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a failure. */
-  async authenticate(credentials: ClientCredentials, address: string): Promise<ClientRecord> {
+  async authenticate(credentials: ClientCredentials, address: Address | undefined): Promise<ClientRecord> {
     const client = await this.throttle.attempt({ address, credential: credentials.clientId }, async () => {
       // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
       const found = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
+import type { Address } from '../net/cidr.js';
 import { isScope } from '../policy/vocabulary.js';
 import type { ClientRecord } from '../store/types.js';
 import type { AccessTokens } from './access-tokens.js';
@@ -13,8 +14,8 @@ export interface OAuthDependencies {
   clients: ClientAuthenticator;
   tokens: AccessTokens;
   metrics: GatewayMetrics;
-  /** The address the throttle counts failures against. */
-  addressOf: (request: FastifyRequest) => string;
+  /** The client address the throttle counts failures against (by its network); undefined when the socket reports none. */
+  addressOf: (request: FastifyRequest) => Address | undefined;
 }
 
 function checkGrantType(fields: FormFields): void {
