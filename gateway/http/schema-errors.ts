@@ -4,6 +4,7 @@
 // `x-messages`; every other failure gets the generic wording below.
 import type { FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
 import { invalidField, type GatewayError } from '../errors.js';
+import { jsonHead } from './json-head.js';
 
 /** The schema keyword holding a schema's own problem texts, e.g. { "pattern": "may contain only ..." }. */
 export const MESSAGES_KEYWORD = 'x-messages';
@@ -35,14 +36,18 @@ const TYPE_WORDS: Record<string, string> = {
 const FORMAT_WORDS: Record<string, string> = { 'date-time': 'an RFC 3339 date and time', uuid: 'a UUID', uri: 'a URI' };
 const COMPARISON_WORDS: Record<string, string> = { '>=': 'at least', '<=': 'at most', '>': 'more than', '<': 'less than' };
 
-/** The value as the message shows it: JSON, cut short so that a huge value is not echoed whole. */
+/**
+ * The value as the message shows it: JSON, cut short so that a huge value is not echoed whole.
+ * Only the characters shown are written, without recursion: a value nested thousands of levels
+ * deep (refused by the JSON parser, but any other source of values too) cannot overflow the stack.
+ */
 function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = jsonHead(value, 61) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 /** A client-chosen name as the answer shows it: cut short like a value. */
-function boundedName(name: string): string {
+export function boundedName(name: string): string {
   return name.length > 60 ? `${name.slice(0, 57)}...` : name;
 }
 
