@@ -6,6 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { clientErrorHandler } from './client-errors.js';
 import { installErrorReplies, sendError } from './error-reply.js';
+import { installJsonBodyParser } from './json-body-parser.js';
 import { loggerOptions, traceAwareChildLogger } from './logging.js';
 import { schemaErrorsToGatewayError } from './schema-errors.js';
 import { SCHEMA_VALIDATOR } from './schema-validation.js';
@@ -49,5 +50,7 @@ export function newFastify(settings: Settings, options: GatewayOptions, bodyLimi
   });
   app.server.maxConnections = settings.maxConnections;
   installErrorReplies(app);
+  // JSON bodies nested past a fixed depth are a 400 before they are parsed, on every route.
+  installJsonBodyParser(app);
   return app;
 }
