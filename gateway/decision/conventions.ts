@@ -4,9 +4,10 @@
 // here, and passes the client's own headers (credentials, signature, Content-Digest) as they came.
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
+import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, IDENTITY_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
 import { authorityOf, type OriginalRequest } from '../pipeline/original-request.js';
 
-type ConventionName = 'nginx' | 'envoy' | 'traefik';
+type ConventionName = 'nginx' | 'envoy' | 'traefik' | 'caddy';
 
 export interface Convention {
   readonly name: ConventionName;
@@ -16,6 +17,8 @@ export interface Convention {
   describe(request: FastifyRequest): OriginalRequest;
   /** nginx turns any auth_request status but 401 and 403 into 500: other refusals are answered 403. */
   readonly refusalStatuses?: readonly number[];
+  /** What this edge needs on an allowed answer besides the identity headers the decision vouches for. */
+  completeAllowed?(request: FastifyRequest, headers: Record<string, string>): void;
 }
 
 const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -45,15 +48,32 @@ function protocolOf(request: FastifyRequest): 'http' | 'https' {
   return header(request, 'x-forwarded-proto')?.trim().toLowerCase() === 'https' ? 'https' : 'http';
 }
 
-function lengthOf(value: string | undefined, name: string): number {
-  if (value === undefined || value === '') return 0;
+/** A stated byte count, or undefined when none was stated. */
+function statedLength(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
   if (!/^\d{1,15}$/.test(value.trim())) throw new GatewayError('decision_request_invalid', `${name} is not a byte count.`);
   return Number(value);
+}
+
+function lengthOf(value: string | undefined, name: string): number {
+  return statedLength(value, name) ?? 0;
 }
 
 /** The decision request's own body, when the edge proxy sends the client's body in it. */
 function ownLength(request: FastifyRequest): { length: number; chunked: boolean } {
   return { length: lengthOf(header(request, 'content-length'), 'Content-Length'), chunked: request.headers['transfer-encoding'] !== undefined };
+}
+
+/**
+ * Whether a request whose body the edge proxy keeps has one, from the facts the edge states about it:
+ * a declared length, a Transfer-Encoding, and the protocol it arrived over. HTTP/1.x frames every body
+ * with one of the two, so neither means none; HTTP/2 and HTTP/3 send a body in DATA frames that may
+ * come without a Content-Length, so there neither means "unknown", which is taken as "has a body".
+ */
+export function withheldBodyPresent(declaredLength: number | undefined, transferEncoding: string | undefined, protocol: string): boolean {
+  if (transferEncoding !== undefined) return true;
+  if (declaredLength !== undefined) return declaredLength > 0;
+  return !/^HTTP\/1\.[01]$/i.test(protocol.trim());
 }
 
 /** Methods that carry a body: when the edge proxy keeps the body, such a request is taken to have one. */
@@ -72,21 +92,25 @@ function describeWith(request: FastifyRequest, parts: Pick<OriginalRequest, 'met
 
 /**
  * nginx auth_request: a subrequest without the body. X-Original-Method and X-Original-URI carry the
- * request line, Host the client's Host, X-Original-Content-Length and X-Original-Transfer-Encoding
- * whether a body came (nginx drops a header whose value is empty, so a client cannot blank them).
+ * request line, Host the client's Host, X-Original-Protocol the protocol the client spoke, and
+ * X-Original-Content-Length and X-Original-Transfer-Encoding whether a body came (nginx drops a
+ * header whose value is empty, so a client cannot blank them). Over HTTP/2 and HTTP/3 a body without
+ * a Content-Length is unknown to nginx at this point and is taken as present; the shipped file drops
+ * the body of such a GET or HEAD and says so with X-Original-Content-Length: 0.
  */
 const nginx: Convention = {
   name: 'nginx',
   prefix: '/nginx',
   refusalStatuses: [401, 403],
   describe(request) {
-    const declaredLength = lengthOf(header(request, 'x-original-content-length'), 'X-Original-Content-Length');
+    const stated = statedLength(header(request, 'x-original-content-length'), 'X-Original-Content-Length');
+    const bodyPresent = withheldBodyPresent(stated, header(request, 'x-original-transfer-encoding'), required(request, 'x-original-protocol', 'nginx'));
     return describeWith(request, {
       method: methodFrom(required(request, 'x-original-method', 'nginx'), 'X-Original-Method'),
       url: originFormUrl(required(request, 'x-original-uri', 'nginx'), 'X-Original-URI'),
       authority: authorityOf(header(request, 'host')),
-      declaredLength,
-      hasBody: declaredLength > 0 || header(request, 'x-original-transfer-encoding') !== undefined || header(request, 'content-digest') !== undefined,
+      declaredLength: stated ?? 0,
+      hasBody: bodyPresent || header(request, 'content-digest') !== undefined,
       body: 'withheld',
     });
   },
@@ -116,7 +140,26 @@ const envoy: Convention = {
       body: sent ? 'stream' : 'withheld',
     });
   },
+  completeAllowed(request, headers) {
+    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemove(request).join(', ');
+  },
 };
+
+/** Headers Envoy keeps setting itself, or that carry the decision's own answer: never removed by it. */
+const KEPT_BY_ENVOY: ReadonlySet<string> = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-proto', ...IDENTITY_HEADERS]);
+
+/**
+ * What Envoy removes from the request it forwards, by the proxy's rule: the consumed credentials, the
+ * client routing claims and overrides in common use, and any other header of this request the rule
+ * drops. Answered on every allowed decision, so the rule holds even where envoy.yaml was edited.
+ */
+function envoyHeadersToRemove(request: FastifyRequest): string[] {
+  const names = new Set<string>([...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS]);
+  for (const name in request.headers) {
+    if (!name.startsWith('x-envoy-') && !KEPT_BY_ENVOY.has(name) && !forwardableRequestHeader(name)) names.add(name);
+  }
+  return [...names];
+}
 
 /**
  * Traefik forwardAuth: X-Forwarded-Method, -Uri, -Host and -Proto describe the request (Traefik
@@ -139,4 +182,35 @@ const traefik: Convention = {
   },
 };
 
-export const CONVENTION_LIST: readonly Convention[] = [nginx, envoy, traefik];
+/**
+ * Caddy forward_auth: a GET without the body; X-Forwarded-Method, -Uri and -Host describe the request
+ * (Caddy overwrites them). Caddy cannot tell a chunked body from none (Go drops Transfer-Encoding from
+ * the headers), so the shipped Caddyfile refuses every body that comes without a Content-Length (411)
+ * before it asks, and says so with X-Original-Unframed-Bodies: refused; its X-Original-Content-Length
+ * is then the whole truth about the body. A Caddy configuration without that guard is refused.
+ */
+const caddy: Convention = {
+  name: 'caddy',
+  prefix: '/caddy',
+  describe(request) {
+    if (header(request, 'x-original-unframed-bodies')?.trim().toLowerCase() !== 'refused') {
+      throw new GatewayError('decision_request_invalid', 'The caddy decision request has no X-Original-Unframed-Bodies: refused header: the Caddyfile must refuse bodies without a Content-Length before it asks, as deploy/edge/Caddyfile does.');
+    }
+    const declaredLength = lengthOf(header(request, 'x-original-content-length'), 'X-Original-Content-Length');
+    return describeWith(request, {
+      method: methodFrom(required(request, 'x-forwarded-method', 'caddy'), 'X-Forwarded-Method'),
+      url: originFormUrl(required(request, 'x-forwarded-uri', 'caddy'), 'X-Forwarded-Uri'),
+      authority: authorityOf(required(request, 'x-forwarded-host', 'caddy')),
+      declaredLength,
+      hasBody: declaredLength > 0 || header(request, 'content-digest') !== undefined,
+      body: 'withheld',
+    });
+  },
+  // copy_headers (Caddy 2.6) writes its placeholder's text upstream for a header the answer lacks:
+  // every identity header is answered, empty when it does not apply.
+  completeAllowed(_request, headers) {
+    for (const name of IDENTITY_HEADERS) headers[name] ??= '';
+  },
+};
+
+export const CONVENTION_LIST: readonly Convention[] = [nginx, envoy, traefik, caddy];

@@ -35,9 +35,10 @@ export interface DecisionDependencies {
   metrics: GatewayMetrics;
 }
 
-function decisionHeaders(context: RequestContext, requestId: string): Record<string, string> {
-  const headers = principalHeaders(context, { 'x-request-id': requestId });
+function decisionHeaders(context: RequestContext, request: FastifyRequest, convention: Convention): Record<string, string> {
+  const headers = principalHeaders(context, { 'x-request-id': String(request.id) });
   if (digestLeftToUpstream(context)) headers[DIGEST_DELEGATED_HEADER] = 'upstream';
+  convention.completeAllowed?.(request, headers);
   return headers;
 }
 
@@ -73,7 +74,7 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
     for (const convention of CONVENTION_LIST) {
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
         const context = await deps.check(request, reply, convention.describe(request));
-        return reply.code(200).headers(decisionHeaders(context, String(request.id))).send();
+        return reply.code(200).headers(decisionHeaders(context, request, convention)).send();
       };
       // Envoy asks with the original method: every method the proxy forwards.
       for (const url of [convention.prefix, `${convention.prefix}/*`]) scope.route({ method: PROXIED_METHODS, url, config: { convention }, handler });
@@ -82,7 +83,7 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
       method: PROXIED_METHODS,
       url: '/*',
       handler: () => {
-        throw new GatewayError('decision_request_invalid', 'The decision listener answers under /nginx, /envoy and /traefik only.');
+        throw new GatewayError('decision_request_invalid', `The decision listener answers under ${CONVENTION_LIST.map((c) => c.prefix).join(', ')} only.`);
       },
     });
   });

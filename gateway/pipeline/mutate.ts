@@ -15,9 +15,49 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestContext } from './context.js';
 import { RATE_LIMIT_FIELDS } from './limit.js';
 
+/** The credentials the gateway consumes: never forwarded, removed by every edge configuration too. */
+export const CONSUMED_CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input'] as const;
+
+/** The headers a decision vouches for (sent upstream by the proxy, answered by a decision for the edge to copy). */
+export const IDENTITY_HEADERS = ['x-gateway-client-id', 'x-gateway-scopes', 'x-gateway-account-id', 'x-gateway-service-account-id', 'x-gateway-permissions', 'x-gateway-digest', 'x-request-id'] as const;
+
+/**
+ * The client-chosen routing claims and overrides in common use, by name. The rule above drops them by
+ * pattern; an edge proxy that can remove headers only by exact name (nginx, Traefik) lists these, and
+ * test/decision/edge-header-rules.test.ts checks every shipped edge configuration against this list
+ * and the rule. X-Forwarded-For, -Host and -Proto are not here: every edge sets them itself.
+ */
+export const CLIENT_ROUTING_HEADERS = [
+  'forwarded',
+  'x-forwarded-port',
+  'x-forwarded-prefix',
+  'x-forwarded-server',
+  'x-forwarded-ssl',
+  'x-forwarded-scheme',
+  'x-forwarded-uri',
+  'x-forwarded-method',
+  'x-forwarded-path',
+  'x-real-ip',
+  'true-client-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-host',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-url',
+  'x-original-uri',
+  'x-original-method',
+  'x-original-host',
+  'x-rewrite-url',
+  'x-override-url',
+] as const;
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
 // Host too: the upstream gets its own (set from its address); the client's is in X-Forwarded-Host.
-const DROPPED = new Set([...HOP_BY_HOP, 'host', 'expect', 'authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input', 'x-request-id', 'forwarded', 'x-host']);
+const DROPPED = new Set([...HOP_BY_HOP, 'host', 'expect', ...CONSUMED_CREDENTIAL_HEADERS, 'x-request-id', 'forwarded', 'x-host']);
 const DROPPED_PATTERN = /^x-gateway-|^x-forwarded-|-ip$|^x-(original|rewrite|override)-|^x-(http-)?method(-override)?$|-method-override$/;
 
 /** The request facts the forwarding headers are set from. */

@@ -60,11 +60,27 @@ function readStream(stream: Readable, limit: number, declared: number, hold: Bod
   });
 }
 
+/** Whether the exchange's own framing says a body follows (Content-Length above zero, or Transfer-Encoding). */
+function framesBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * The unread payload: what the content type parser handed over, or, where Fastify parses no body (a
+ * GET, a HEAD, a DELETE without Content-Type: Traefik's forwardBody and Envoy ask with GET), the raw
+ * stream when the exchange frames one. A body is checked whatever the method that carried it.
+ */
+function payloadOf(request: FastifyRequest): unknown {
+  if (request.body !== undefined && request.body !== null) return request.body;
+  return framesBody(request) ? request.raw : undefined;
+}
+
 /** The body bytes, or undefined when the request has no body to forward (GET, HEAD, empty). */
 export async function readRequestBody(request: FastifyRequest, original: OriginalRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
   checkDeclaredLength(original, limit);
-  const body = request.body;
-  if (body === undefined || body === null) return undefined;
+  const body = payloadOf(request);
+  if (body === undefined) return undefined;
   if (Buffer.isBuffer(body)) {
     if (body.length > limit) throw tooLarge(limit);
     return body;

@@ -1,8 +1,9 @@
 // Contract tests of the decision listener: the request shapes nginx auth_request, Envoy ext_authz
-// (HTTP service) and Traefik forwardAuth send, as their documentation describes them, and the
+// (HTTP service), Traefik forwardAuth and Caddy forward_auth send, as their documentation describes them, and the
 // answers each expects. No request reaches an upstream: the decision only answers.
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
+import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS } from '../../gateway/pipeline/mutate.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 import { adminInject, BANKING_HOST, createServiceAccount, signedHeaders, type TestServiceAccount } from '../helpers/signing.js';
@@ -14,7 +15,7 @@ function decide(tg: TestGateway, options: InjectOptions): Promise<LightMyRequest
 
 /** nginx auth_request: a GET subrequest without body; the original request line in X-Original-*. */
 function nginxAsk(method: string, uri: string, headers: Record<string, string | string[]>, extra: Record<string, string> = {}): InjectOptions {
-  return { method: 'GET', url: '/nginx', headers: { ...headers, 'x-original-method': method, 'x-original-uri': uri, 'x-forwarded-for': '198.51.100.7', ...extra } };
+  return { method: 'GET', url: '/nginx', headers: { ...headers, 'x-original-method': method, 'x-original-uri': uri, 'x-original-protocol': 'HTTP/1.1', 'x-forwarded-for': '198.51.100.7', ...extra } };
 }
 
 /** Envoy ext_authz: original method, path_prefix + original path, Content-Length 0 unless with_request_body. */
@@ -30,6 +31,21 @@ function traefikAsk(method: string, uri: string, headers: Record<string, string 
     method: 'GET',
     url: '/traefik',
     headers: { ...clientHeaders, host: 'gateway-decision:8082', 'x-forwarded-method': method, 'x-forwarded-uri': uri, 'x-forwarded-host': host, 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' },
+  };
+}
+
+/** Traefik forwardAuth with forwardBody: the client's body on the GET decision request itself. */
+function traefikWithBody(method: string, uri: string, headers: Record<string, string | string[]>, host: string, body: string): InjectOptions {
+  return { ...traefikAsk(method, uri, headers, host), payload: body };
+}
+
+/** Caddy forward_auth as deploy/edge/Caddyfile sets it up: a GET without the body, its length stated. */
+function caddyAsk(method: string, uri: string, headers: Record<string, string | string[]>, host: string, extra: Record<string, string> = {}): InjectOptions {
+  const { host: _clientHost, ...clientHeaders } = headers;
+  return {
+    method: 'GET',
+    url: '/caddy',
+    headers: { ...clientHeaders, host: 'gateway-decision:8082', 'x-forwarded-method': method, 'x-forwarded-uri': uri, 'x-forwarded-host': host, 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7', 'x-original-content-length': '', 'x-original-unframed-bodies': 'refused', ...extra },
   };
 }
 
@@ -59,7 +75,7 @@ t.test('Bearer: each convention is allowed with the identity headers and refused
   const client = await createClient(tg, ['sales'], { account_id: 'acct-7' });
   const token = await accessToken(tg, client);
   const headers = { host: 'api.test', authorization: `Bearer ${token}`, 'x-gateway-client-id': 'forged' };
-  for (const ask of [nginxAsk('GET', '/v1/sales/42?x=1', headers), envoyAsk('GET', '/v1/sales/42?x=1', headers), traefikAsk('GET', '/v1/sales/42?x=1', headers, 'api.test')]) {
+  for (const ask of [nginxAsk('GET', '/v1/sales/42?x=1', headers), envoyAsk('GET', '/v1/sales/42?x=1', headers), traefikAsk('GET', '/v1/sales/42?x=1', headers, 'api.test'), caddyAsk('GET', '/v1/sales/42?x=1', headers, 'api.test')]) {
     const response = await decide(tg, ask);
     t.equal(response.statusCode, 200, `${JSON.stringify(ask.url)}: ${response.body}`);
     t.equal(response.headers['x-gateway-client-id'], client.client_id);
@@ -106,6 +122,7 @@ t.test('signed GET: allowed through each convention; the nonce is spent, so a re
     envoyAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance')),
     // Traefik's signed @authority is the X-Forwarded-Host it sends.
     traefikAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), BANKING_HOST),
+    caddyAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), BANKING_HOST),
   ];
   for (const ask of asks) {
     const response = await decide(tg, ask);
@@ -113,7 +130,7 @@ t.test('signed GET: allowed through each convention; the nonce is spent, so a re
     t.equal(response.headers['x-gateway-service-account-id'], sa.account.id);
     t.equal(response.headers['x-gateway-permissions'], 'view_balance');
     t.equal(response.headers['x-gateway-account-id'], 'bank-1');
-    t.equal(response.headers['x-gateway-digest'], undefined);
+    t.notOk(response.headers['x-gateway-digest'], 'no check delegated (Caddy answers it empty)');
     const replay = await decide(tg, ask);
     refusal(t, replay, 401, 'nonce_replayed');
     t.match(replay.headers['accept-signature'], /nonce/);
@@ -200,4 +217,72 @@ t.test('a deleted service account is refused at once', async (t) => {
   t.equal(deleted.statusCode, 204);
   refusal(t, await decide(tg, envoyAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'))), 401, 'unknown_access_id');
   untouched();
+});
+
+t.test('a body on a GET decision request is read and checked (Traefik forwardBody, Envoy with_request_body)', async (t) => {
+  const { tg, untouched } = await setup(t);
+  const sa = await createServiceAccount(tg, { permissions: ['initiate_payment', 'view_balance'] });
+  const body = '{"amount":100}';
+  // A correctly signed POST, its body on Traefik's GET: allowed, the digest checked by the decision.
+  const allowed = await decide(tg, traefikWithBody('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, body));
+  t.equal(allowed.statusCode, 200, allowed.body);
+  t.equal(allowed.headers['x-gateway-digest'], undefined, 'checked here, not delegated');
+  refusal(t, await decide(tg, traefikWithBody('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, '{"amount":999}')), 401, 'digest_mismatch');
+  // A signed GET whose signature covers no digest, a body attached: the body must be covered.
+  refusal(t, await decide(tg, traefikWithBody('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), BANKING_HOST, body)), 401, 'signature_components_missing');
+  // Envoy asks with the original method: a GET carrying a body, with_request_body on.
+  const envoyGet = { method: 'GET' as const, url: '/envoy/v1/balance', headers: { ...signed(sa, 'GET', '/v1/balance', body), 'x-forwarded-for': '198.51.100.7', 'x-envoy-auth-partial-body': 'false' }, payload: body };
+  t.equal((await decide(tg, envoyGet)).statusCode, 200, 'the GET body matches its signed digest');
+  const tampered = { ...envoyGet, headers: { ...signed(sa, 'GET', '/v1/balance', body), 'x-forwarded-for': '198.51.100.7', 'x-envoy-auth-partial-body': 'false' }, payload: '{"amount":999}' };
+  refusal(t, await decide(tg, tampered), 401, 'digest_mismatch');
+  untouched();
+});
+
+t.test('nginx: the protocol says whether a missing Content-Length means no body', async (t) => {
+  const { tg, untouched } = await setup(t);
+  const sa = await createServiceAccount(tg, { permissions: ['view_balance', 'initiate_payment'] });
+  const missing = await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': '' }));
+  refusal(t, missing, 403, 'decision_request_invalid');
+  t.match(missing.json<{ message: string }>().message, /x-original-protocol/);
+  // HTTP/2 with no Content-Length: unknown, so taken as a body the decision cannot check.
+  const unknown = await decide(tg, nginxAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers'), { 'x-original-protocol': 'HTTP/2.0' }));
+  refusal(t, unknown, 403, 'body_not_checkable');
+  refusal(t, await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': 'HTTP/3.0' })), 403, 'body_not_checkable');
+  // nginx dropped the body of such a GET and says its length is 0: allowed as body-less.
+  const dropped = await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': 'HTTP/2.0', 'x-original-content-length': '0' }));
+  t.equal(dropped.statusCode, 200, dropped.body);
+  // HTTP/1.1 without Content-Length or Transfer-Encoding frames no body.
+  t.equal((await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance')))).statusCode, 200);
+  untouched();
+});
+
+t.test('Caddy: every identity header answered, bodies only with their length, and the guard required', async (t) => {
+  const { tg, untouched } = await setup(t);
+  const client = await createClient(tg, ['sales']);
+  const bearer = await decide(tg, caddyAsk('GET', '/v1/sales', { authorization: `Bearer ${await accessToken(tg, client)}` }, 'api.test'));
+  t.equal(bearer.statusCode, 200, bearer.body);
+  // copy_headers would write its placeholder's text for a header the answer lacks.
+  for (const name of ['x-gateway-service-account-id', 'x-gateway-permissions', 'x-gateway-digest', 'x-gateway-account-id']) t.equal(bearer.headers[name], '', `${name} answered empty`);
+  t.equal(bearer.headers['x-gateway-client-id'], client.client_id);
+  const sa = await createServiceAccount(tg, { permissions: ['initiate_payment'] });
+  const body = '{"amount":100}';
+  refusal(t, await decide(tg, caddyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, { 'x-original-content-length': String(body.length) })), 403, 'body_not_checkable');
+  const delegated = await decide(tg, caddyAsk('POST', DELEGATED_ROUTE, signed(sa, 'POST', DELEGATED_ROUTE, body), BANKING_HOST, { 'x-original-content-length': String(body.length) }));
+  t.equal(delegated.statusCode, 200, delegated.body);
+  t.equal(delegated.headers['x-gateway-digest'], 'upstream');
+  const unguarded = await decide(tg, caddyAsk('GET', '/v1/sales', {}, 'api.test', { 'x-original-unframed-bodies': '' }));
+  refusal(t, unguarded, 400, 'decision_request_invalid');
+  t.match(unguarded.json<{ message: string }>().message, /X-Original-Unframed-Bodies/);
+  untouched();
+});
+
+t.test('Envoy: the answer names the headers to remove, by the proxy rule', async (t) => {
+  const { tg } = await setup(t);
+  const client = await createClient(tg, ['sales']);
+  const headers = { host: 'api.test', authorization: `Bearer ${await accessToken(tg, client)}`, 'x-custom-client-ip': '10.9.9.9', 'x-app-trace': 'keep' };
+  const allowed = await decide(tg, envoyAsk('GET', '/v1/sales', headers));
+  t.equal(allowed.statusCode, 200, allowed.body);
+  const removed = String(allowed.headers['x-envoy-auth-headers-to-remove']).split(', ');
+  for (const name of [...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS, 'x-custom-client-ip']) t.ok(removed.includes(name), `${name} is removed`);
+  for (const name of ['x-app-trace', 'x-forwarded-for', 'host', 'x-request-id', 'x-gateway-client-id']) t.notOk(removed.includes(name), `${name} is kept`);
 });

@@ -1,6 +1,7 @@
-// One HTTP/1.1 exchange with node:http, for tests that go through an edge proxy: unlike fetch it
+// One exchange with node:http (HTTP/1.1) or node:http2 (h2c), for tests that go through an edge proxy: unlike fetch it
 // sends the Host header as given (a signed request's @authority is the Host the client addressed).
 import { request } from 'node:http';
+import { connect } from 'node:http2';
 
 export interface Sent {
   status: number;
@@ -25,5 +26,44 @@ export function send(url: string, method: string, headers: Record<string, string
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)));
     outgoing.on('error', reject);
     outgoing.end(body);
+  });
+}
+
+/**
+ * One HTTP/2 exchange over cleartext with prior knowledge (h2c), as an HTTP/2 edge receives it. The
+ * body goes in DATA frames; with lengthless, no content-length field is sent (HTTP/2 does not need
+ * one), so the edge cannot know of the body from the headers alone.
+ */
+export function sendH2(url: string, method: string, headers: Record<string, string | string[]>, body?: string, options: { lengthless?: boolean; timeoutMs?: number } = {}): Promise<Sent> {
+  const { origin, pathname, search } = new URL(url);
+  const timeoutMs = options.timeoutMs ?? 5000;
+  return new Promise((resolve, reject) => {
+    const session = connect(origin);
+    const timer = setTimeout(() => session.destroy(new Error(`no answer from ${url} within ${timeoutMs} ms`)), timeoutMs);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      session.destroy();
+      reject(error);
+    };
+    session.on('error', fail);
+    // HTTP/2 has no Host field: the authority is :authority (a given host header becomes it).
+    const { host, ...fields } = headers;
+    const length = body !== undefined && !options.lengthless ? { 'content-length': String(Buffer.byteLength(body)) } : {};
+    const stream = session.request({ ':method': method, ':path': `${pathname}${search}`, ':authority': (host) ?? new URL(url).host, ...fields, ...length }, { endStream: body === undefined });
+    const chunks: Buffer[] = [];
+    let status = 0;
+    const received: Record<string, string | undefined> = {};
+    stream.on('response', (responseHeaders) => {
+      status = Number(responseHeaders[':status']);
+      for (const [name, value] of Object.entries(responseHeaders)) if (!name.startsWith(':')) received[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    });
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      clearTimeout(timer);
+      session.close();
+      resolve({ status, headers: received, body: Buffer.concat(chunks).toString('utf8') });
+    });
+    stream.on('error', fail);
+    if (body !== undefined) stream.end(body);
   });
 }
