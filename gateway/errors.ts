@@ -74,6 +74,7 @@ export const ERRORS = {
   service_account_key_limit: { status: 409, message: 'The service account already holds two public keys, the most it may hold.', action: 'Remove the key being rotated out (DELETE .../keys/{fingerprint}) before adding another.' },
   service_account_key_exists: { status: 409, message: 'The service account already holds this public key.', action: 'Nothing to do: the key already verifies signatures of this account.' },
   service_account_last_key: { status: 409, message: 'This is the service account\'s only public key; it cannot be removed.', action: 'Add the new key first, then remove the old one; or delete the service account.' },
+  signing_key_active: { status: 409, message: 'This is the active JWT signing key; it cannot be retired.', action: 'Rotate first (gatewayctl keys rotate), then retire the key that was rotated out.' },
 
   // Decision listener (edge proxies asking for a decision)
   body_not_checkable: { status: 403, message: 'The request carries a signed body the edge proxy does not send to the decision, and the route does not delegate the digest check to its upstream.', action: 'Operators: send the body to the decision (Envoy with_request_body, Traefik forwardBody) or set digest: upstream on the route and check Content-Digest in the upstream.' },

@@ -12,13 +12,13 @@ import { reasonOf } from '../store/circuit-breaker.js';
 import type { CredentialStore } from '../store/types.js';
 import { adminGuard } from './admin-auth.js';
 import { requireAdminHost } from './admin-host.js';
-import { actorOf, audit } from '../http/audit.js';
 import { registerClientRoutes } from './clients-routes.js';
 import { ADMIN_SECURITY, documentListener, mergedDocument, type ApiDocument } from './api-document.js';
 import { adminErrors } from './schemas/error-body.js';
-import { PolicySchema, SigningKeyRotationSchema } from './schemas/operations.js';
+import { PolicySchema } from './schemas/operations.js';
 import { described } from './schemas/schema-helpers.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
+import { registerSigningKeyRoutes } from './signing-keys-routes.js';
 import { registerDashboard } from '../dashboard/dashboard-app.js';
 
 export interface AdminDependencies {
@@ -76,18 +76,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     api.addHook('onRequest', adminGuard(deps.settings.adminToken!, dashboard.sessionCheck));
     registerClientRoutes(api, deps.store, deps.hasher);
     registerServiceAccountRoutes(api, deps.store);
-
-    const rotateSchema = {
-      summary: 'Rotate the JWT signing key; every instance signs with the new key at once, and the old one verifies until its tokens have expired.',
-      tags: ['Operations'],
-      security: ADMIN_SECURITY,
-      response: { 200: described(SigningKeyRotationSchema, 'Rotated.'), ...adminErrors({ 400: 'validation_error: the signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE (rotate by replacing that file).' }) },
-    };
-    api.post('/admin/v1/signing-keys/rotate', { schema: rotateSchema }, async (request) => {
-      const { kid, previousKid } = await deps.keys.rotate();
-      audit(request.log, 'credential.rotated', { kind: 'signing_key', kid, previous_kid: previousKid, by: actorOf(request) });
-      return { active_kid: kid, previous_kid: previousKid };
-    });
+    registerSigningKeyRoutes(api, deps.keys);
 
     const policySchema = { summary: 'The active policy routes.', tags: ['Operations'], security: ADMIN_SECURITY, response: { 200: described(PolicySchema, 'The routes.'), ...adminErrors() } };
     api.get('/admin/v1/policy', { schema: policySchema }, async () => ({

@@ -7,6 +7,7 @@ export type AuditEvent =
   | 'credential.created'
   | 'credential.deleted'
   | 'credential.rotated'
+  | 'credential.retired'
   | 'credential.key_added'
   | 'credential.key_removed'
   | 'admin.sign_in'

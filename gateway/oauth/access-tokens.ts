@@ -18,6 +18,13 @@ export interface AccessTokenClaims extends JWTPayload {
   account_id?: string;
 }
 
+/** A token whose signature and claims verified, and the kid of the key that signed it. */
+export interface VerifiedToken {
+  claims: AccessTokenClaims;
+  /** Asked about with the token's other state (bearerState): the key may have been retired since. */
+  kid: string;
+}
+
 export interface IssuedToken {
   token: string;
   claims: AccessTokenClaims;
@@ -29,6 +36,9 @@ export class TokenVerificationError extends Error {
     this.name = 'TokenVerificationError';
   }
 }
+
+/** Why a token of a retired signing key fails, whichever check finds it (the key set, or the store). */
+export const SIGNING_KEY_RETIRED = 'the signing key was retired';
 
 /** How far past its exp a token still verifies, for clocks that differ between machines. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -63,7 +73,7 @@ export class AccessTokens {
   }
 
   /** Verifies signature, algorithm, typ, iss, aud and exp; throws TokenVerificationError with a reason. */
-  async verify(token: string): Promise<AccessTokenClaims> {
+  async verify(token: string): Promise<VerifiedToken> {
     const cached = this.verified.get(token, Math.floor(Date.now() / 1000), (kid) => this.keys.knows(kid));
     if (cached) return cached;
     // One token, one spelling: jose decodes base64url leniently (padding, non-zero unused bits), so
@@ -81,8 +91,10 @@ export class AccessTokens {
       if (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string') {
         throw new TokenVerificationError('claims have the wrong types');
       }
-      this.verified.set(token, protectedHeader.kid!, payload as AccessTokenClaims);
-      return payload as AccessTokenClaims;
+      // keyFor found a key by this kid: it is present.
+      const kid = protectedHeader.kid!;
+      this.verified.set(token, kid, payload as AccessTokenClaims);
+      return { claims: payload as AccessTokenClaims, kid };
     } catch (error) {
       // A store that cannot be reached while looking up a key is a 503, not a bad token.
       if (error instanceof StoreUnavailableError) throw error;
@@ -92,6 +104,7 @@ export class AccessTokens {
 
   private async keyFor(header: JWTHeaderParameters) {
     const key = await this.keys.verificationKey(header.kid);
+    if (!key && header.kid !== undefined && this.keys.wasRetired(header.kid)) throw new TokenVerificationError(SIGNING_KEY_RETIRED);
     // The key's own algorithm must be the header's: a key is never used with another algorithm.
     if (!key || key.alg !== header.alg) throw new TokenVerificationError('unknown signing key');
     return key.publicKey;

@@ -1,8 +1,12 @@
 // JWT signing keys, shared by every instance through the store (or fixed by a key file). The stored
-// set holds the active key and the keys rotated out ("retired"); a retired key stays in the set and
-// the JWKS until every token it can have signed has expired. Every instance follows a change of the
-// set at once: the store announces it (watchMeta) and the instance re-reads; a periodic re-read is
-// the backstop for an announcement lost with its connection.
+// set holds the active key and the keys rotated out (`retired` in the stored set); a rotated-out key
+// stays in the set and the JWKS until every token it can have signed has expired. Every instance
+// follows a change of the set at once: the store announces it (watchMeta) and the instance
+// re-reads; a periodic re-read is the backstop for an announcement lost with its connection.
+// An operator may retire a rotated-out key before that (a stolen key): it leaves the set, keeping
+// only its kid (`withdrawn`), and the store marks it retired (retireSigningKey), which every
+// instance's bearerState reads with each token, so its tokens fail at once everywhere, before the
+// announcement arrives or when it is lost.
 import { KeyObject, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,10 +39,17 @@ interface RetiredKey extends StoredKey {
   retiredAt: string;
 }
 
+/** A key an operator retired before its time: no key material is kept, only what the key list shows. */
+interface WithdrawnKey extends Omit<RetiredKey, 'privateJwk' | 'publicJwk'> {
+  withdrawnAt: string;
+}
+
 interface StoredKeySet {
   active: StoredKey;
-  /** Newest first. */
+  /** Rotated out, still verifying; newest first. */
   retired: RetiredKey[];
+  /** Retired by an operator, newest first; kept (as retired keys are) until their tokens have expired. Absent in sets stored before. */
+  withdrawn: WithdrawnKey[];
 }
 
 /** The set as stored before retired keys existed: one previous key, retired when the active one was made. */
@@ -62,6 +73,22 @@ interface RetainedKey {
   /** Epoch milliseconds after which no token it signed can verify: the key is dropped then. */
   dropAt: number;
 }
+
+/** A key as the admin API lists it. */
+export interface SigningKeyInfo {
+  kid: string;
+  alg: JwtAlgorithm;
+  /** active: signs and verifies; rotated_out: verifies until verifiesUntil; retired: verifies nothing. */
+  state: 'active' | 'rotated_out' | 'retired';
+  /** Null for keys from a key file. */
+  createdAt: string | null;
+  /** ISO 8601; null while active, for a key file's keys, and once retired. */
+  verifiesUntil: string | null;
+  /** When an operator retired it (ISO 8601); null otherwise. */
+  retiredAt: string | null;
+}
+
+const UNKNOWN_KID = 'No signing key with that kid (a rotated-out key leaves the list once every token it signed has expired; GET /admin/v1/signing-keys lists them).';
 
 export interface SigningKeysOptions {
   /** Epoch milliseconds; tests move it to check the retention of retired keys. */
@@ -91,8 +118,9 @@ async function load(stored: StoredKey): Promise<LoadedKey> {
 
 function parseKeySet(raw: string): StoredKeySet {
   const set = JSON.parse(raw) as Partial<StoredKeySet> & LegacyKeySet;
-  if (Array.isArray(set.retired)) return { active: set.active, retired: set.retired };
-  return { active: set.active, retired: set.previous ? [{ ...set.previous, retiredAt: set.active.createdAt }] : [] };
+  const withdrawn = Array.isArray(set.withdrawn) ? set.withdrawn : [];
+  if (Array.isArray(set.retired)) return { active: set.active, retired: set.retired, withdrawn };
+  return { active: set.active, retired: set.previous ? [{ ...set.previous, retiredAt: set.active.createdAt }] : [], withdrawn };
 }
 
 /** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */
@@ -123,6 +151,8 @@ function notLoaded(): StoreUnavailableError {
 export class SigningKeys {
   private active: LoadedKey | undefined;
   private retired: RetainedKey[] = [];
+  /** Kids an operator retired: refused without a re-read of the store, and named as retired. */
+  private withdrawn = new Set<string>();
   private fixed = false;
   /** The stored set last loaded, and its keys by kid, so that a re-read imports only new keys. */
   private raw = '';
@@ -184,7 +214,7 @@ export class SigningKeys {
     }
     try {
       if ((await this.store.getMeta(KEYS_META)) === null) {
-        await this.store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, this.now()), retired: [] } satisfies StoredKeySet));
+        await this.store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, this.now()), retired: [], withdrawn: [] } satisfies StoredKeySet));
       }
       // Watching before the first read: a rotation made in between is not missed.
       this.unwatch = this.store.watchMeta(KEYS_META, () => void this.refresh().catch(() => {}));
@@ -240,7 +270,7 @@ export class SigningKeys {
   async verificationKey(kid: string | undefined): Promise<LoadedKey | undefined> {
     if (!this.active) throw notLoaded();
     const found = this.find(kid);
-    if (found || kid === undefined || this.fixed) return found;
+    if (found || kid === undefined || this.fixed || this.withdrawn.has(kid)) return found;
     await this.refreshAfterMiss();
     return this.find(kid);
   }
@@ -248,6 +278,11 @@ export class SigningKeys {
   /** True while the key is published (active, or retired with tokens that may still be unexpired). */
   knows(kid: string): boolean {
     return this.find(kid) !== undefined;
+  }
+
+  /** True when an operator retired the key (as far as this instance has re-read the set). */
+  wasRetired(kid: string): boolean {
+    return this.withdrawn.has(kid);
   }
 
   /** The public JWKS: the active key, then the retained retired keys, newest first. */
@@ -275,6 +310,7 @@ export class SigningKeys {
       const next: StoredKeySet = {
         active: await newKey(this.algorithm, now),
         retired: [{ ...current.active, retiredAt: new Date(now).toISOString() }, ...current.retired.filter((k) => this.dropAt(k) > now)],
+        withdrawn: current.withdrawn.filter((k) => this.dropAt(k) > now),
       };
       if (await this.store.compareAndSetMeta(KEYS_META, raw, JSON.stringify(next))) {
         await this.refresh();
@@ -282,6 +318,60 @@ export class SigningKeys {
       }
     }
     throw new Error('signing keys changed concurrently five times; try the rotation again');
+  }
+
+  /**
+   * Retires a rotated-out key at once (a stolen key): it leaves the JWKS, and its tokens fail on
+   * every instance from the moment the store holds the mark. The active key is refused (rotate
+   * first); retiring a retired key again changes nothing and says so.
+   */
+  async retire(kid: string): Promise<{ key: SigningKeyInfo; alreadyRetired: boolean }> {
+    if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: retire a key by removing it from that file on every instance.');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const raw = await this.storedSet();
+      const current = parseKeySet(raw);
+      const now = this.now();
+      if (current.active.kid === kid) {
+        throw new GatewayError('signing_key_active', `${kid} is the active signing key: rotate first (POST /admin/v1/signing-keys/rotate, gatewayctl keys rotate), then retire it.`);
+      }
+      const done = current.withdrawn.find((k) => k.kid === kid && this.dropAt(k) > now);
+      if (done) return { key: this.withdrawnInfo(done), alreadyRetired: true };
+      const target = current.retired.find((k) => k.kid === kid && this.dropAt(k) > now);
+      if (!target) throw new GatewayError('not_found', UNKNOWN_KID);
+      // The mark first, for as long as any token of the key may verify anywhere: once the answer
+      // is given, every instance refuses the key's tokens, whatever copy of the set it holds.
+      await this.store.retireSigningKey(kid, Math.ceil((now + this.retentionMs) / 1000));
+      const { privateJwk: _private, publicJwk: _public, ...kept } = target;
+      const withdrawn: WithdrawnKey = { ...kept, withdrawnAt: new Date(now).toISOString() };
+      const next: StoredKeySet = {
+        active: current.active,
+        retired: current.retired.filter((k) => k.kid !== kid && this.dropAt(k) > now),
+        withdrawn: [withdrawn, ...current.withdrawn.filter((k) => this.dropAt(k) > now)],
+      };
+      if (await this.store.compareAndSetMeta(KEYS_META, raw, JSON.stringify(next))) {
+        await this.refresh();
+        return { key: this.withdrawnInfo(withdrawn), alreadyRetired: false };
+      }
+    }
+    throw new Error('signing keys changed concurrently five times; try the retirement again');
+  }
+
+  /** Every key of the stored set (or the key file), the active one first, as the store holds them now. */
+  async list(): Promise<SigningKeyInfo[]> {
+    if (this.fixed) {
+      const fixedKey = (key: LoadedKey, state: SigningKeyInfo['state']): SigningKeyInfo => ({ kid: key.kid, alg: key.alg, state, createdAt: null, verifiesUntil: null, retiredAt: null });
+      return [fixedKey(this.signingKey(), 'active'), ...this.retired.map((r) => fixedKey(r.key, 'rotated_out'))];
+    }
+    const set = parseKeySet(await this.storedSet());
+    const now = this.now();
+    const createdAt = (key: { createdAt: string }) => key.createdAt || null;
+    return [
+      { kid: set.active.kid, alg: set.active.alg, state: 'active', createdAt: createdAt(set.active), verifiesUntil: null, retiredAt: null },
+      ...set.retired
+        .filter((k) => this.dropAt(k) > now)
+        .map((k): SigningKeyInfo => ({ kid: k.kid, alg: k.alg, state: 'rotated_out', createdAt: createdAt(k), verifiesUntil: new Date(this.dropAt(k)).toISOString(), retiredAt: null })),
+      ...set.withdrawn.filter((k) => this.dropAt(k) > now).map((k) => this.withdrawnInfo(k)),
+    ];
   }
 
   close(): void {
@@ -297,9 +387,24 @@ export class SigningKeys {
     return this.retired.find((r) => r.key.kid === kid && r.dropAt > now)?.key;
   }
 
-  private dropAt(key: RetiredKey): number {
+  private dropAt(key: Pick<RetiredKey, 'retiredAt'>): number {
     // An unreadable retiredAt gives NaN, which compares false: such a key is dropped (fail closed).
     return Date.parse(key.retiredAt) + this.retentionMs;
+  }
+
+  private withdrawnInfo(key: WithdrawnKey): SigningKeyInfo {
+    return { kid: key.kid, alg: key.alg, state: 'retired', createdAt: key.createdAt || null, verifiesUntil: null, retiredAt: key.withdrawnAt };
+  }
+
+  /** The stored set; one the store lost is first written back from this instance's copy (reload). */
+  private async storedSet(): Promise<string> {
+    let raw = await this.store.getMeta(KEYS_META);
+    if (raw === null && this.raw) {
+      await this.refresh();
+      raw = await this.store.getMeta(KEYS_META);
+    }
+    if (raw === null) throw new Error('the signing key set is missing from the store');
+    return raw;
   }
 
   /** A re-read that begins after now, shared with the other misses waiting for it. */
@@ -342,6 +447,7 @@ export class SigningKeys {
     const [active, ...retired] = await Promise.all([set.active, ...kept].map(importKey));
     this.active = active!;
     this.retired = retired.map((key, i) => ({ key, dropAt: this.dropAt(kept[i]!) }));
+    this.withdrawn = new Set(set.withdrawn.map((k) => k.kid));
     this.imported = imported;
     this.raw = raw;
   }

@@ -4,12 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import type { CredentialStore } from '../store/types.js';
-import { TokenVerificationError, type AccessTokenClaims } from './access-tokens.js';
+import { TokenVerificationError, type VerifiedToken } from './access-tokens.js';
 import { clientCredentialsOf, formFields } from './client-authentication.js';
 import { CLIENT_SECURITY, FORM, INTROSPECT_RESPONSES, IntrospectFormSchema, REVOKE_RESPONSES, RevokeFormSchema } from './endpoint-schemas.js';
 import type { OAuthDependencies } from './token-endpoint.js';
 
-async function claimsOrNull(deps: OAuthDependencies, token: string): Promise<AccessTokenClaims | null> {
+async function verifiedOrNull(deps: OAuthDependencies, token: string): Promise<VerifiedToken | null> {
   try {
     return await deps.tokens.verify(token);
   } catch (error) {
@@ -29,7 +29,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
     const client = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
-    const claims = await claimsOrNull(deps, tokenField(fields));
+    const claims = (await verifiedOrNull(deps, tokenField(fields)))?.claims;
     // RFC 7009 2.2: an invalid or unknown token is not an error. A client may revoke only its own tokens.
     if (claims) {
       if (claims.client_id !== client.clientId) throw new GatewayError('invalid_request', 'The token was not issued to this client.');
@@ -52,10 +52,11 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
     const caller = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
     // Refused before the token is even read: a client that may not ask learns nothing about it.
     if (caller.resourceServer !== true) throw new GatewayError('introspection_not_allowed');
-    const claims = await claimsOrNull(deps, tokenField(fields));
-    if (!claims) return { active: false };
-    const state = await deps.store.bearerState(claims.client_id, claims.jti);
-    if (!state.client || state.revoked) return { active: false };
+    const verified = await verifiedOrNull(deps, tokenField(fields));
+    if (!verified) return { active: false };
+    const { claims } = verified;
+    const state = await deps.store.bearerState(claims.client_id, claims.jti, verified.kid);
+    if (!state.client || state.revoked || state.signingKeyRetired) return { active: false };
     return {
       active: true,
       scope: claims.scope,

@@ -1,10 +1,11 @@
 // Bearer authentication for public routes (RFC 6750): a locally verified JWT plus one store round
-// trip that answers both "is the client still there" and "was this token revoked".
+// trip that answers "is the client still there", "was this token revoked" and "was the key that
+// signed it retired".
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import type { AccessTokens } from '../oauth/access-tokens.js';
-import { TokenVerificationError } from '../oauth/access-tokens.js';
+import { SIGNING_KEY_RETIRED, TokenVerificationError, type VerifiedToken } from '../oauth/access-tokens.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import type { Authenticator } from './authenticator.js';
 import type { ClientPrincipal, RequestContext } from './context.js';
@@ -33,17 +34,19 @@ export class BearerAuthenticator implements Authenticator {
 
   async authenticate(_request: FastifyRequest, context: RequestContext): Promise<ClientPrincipal> {
     const token = bearerTokenOf(context.original.headers);
-    let claims;
+    let verified: VerifiedToken;
     try {
-      claims = await this.tokens.verify(token);
+      verified = await this.tokens.verify(token);
     } catch (error) {
       // The store could not be asked about the signing key: fail closed with 503, not "bad token".
       if (error instanceof StoreUnavailableError) throw error;
       throw invalidToken(error instanceof TokenVerificationError ? error.reason : 'malformed');
     }
-    const state = await this.store.bearerState(claims.client_id, claims.jti);
+    const { claims, kid } = verified;
+    const state = await this.store.bearerState(claims.client_id, claims.jti, kid);
     if (!state.client) throw invalidToken('the client was deleted');
     if (state.revoked) throw invalidToken('the token was revoked');
+    if (state.signingKeyRetired) throw invalidToken(SIGNING_KEY_RETIRED);
     return {
       kind: 'client',
       clientId: claims.client_id,

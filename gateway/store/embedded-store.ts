@@ -39,6 +39,8 @@ interface Snapshot {
   serviceAccounts: Record<string, ServiceAccountRecord>;
   meta: Record<string, string>;
   revoked: Record<string, number>;
+  /** Absent in snapshots written before signing keys could be retired. */
+  retiredSigningKeys?: Record<string, number>;
 }
 
 /** A map whose entries lapse; expired entries are dropped when read or swept. */
@@ -85,6 +87,8 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private readonly metaWatchers = new Map<string, Set<() => void>>();
   /** jti -> expiry (epoch seconds). */
   private readonly revoked = new Map<string, number>();
+  /** Retired JWT signing key kid -> until when its tokens fail (epoch seconds). */
+  private readonly retiredSigningKeys = new Map<string, number>();
   private readonly nonces = new NonceSet();
   private readonly failures = new ExpiringMap();
   /** Rate-limit TATs (epoch microseconds) by credential and route, each kept until it has passed. */
@@ -108,6 +112,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     }
     for (const [k, v] of Object.entries(snapshot.meta ?? {})) this.meta.set(k, v);
     for (const [k, v] of Object.entries(snapshot.revoked ?? {})) this.revoked.set(k, v);
+    for (const [k, v] of Object.entries(snapshot.retiredSigningKeys ?? {})) this.retiredSigningKeys.set(k, v);
   }
 
   private persist(): void {
@@ -117,6 +122,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
       serviceAccounts: Object.fromEntries(this.accountsByAccessId),
       meta: Object.fromEntries(this.meta),
       revoked: Object.fromEntries(this.revoked),
+      retiredSigningKeys: Object.fromEntries(this.retiredSigningKeys),
     };
     mkdirSync(dirname(this.snapshotPath), { recursive: true, mode: 0o700 });
     const temporary = `${this.snapshotPath}.${process.pid}.tmp`;
@@ -127,6 +133,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private sweep(): void {
     const nowSeconds = Date.now() / 1000;
     for (const [jti, exp] of this.revoked) if (exp < nowSeconds) this.revoked.delete(jti);
+    for (const [kid, until] of this.retiredSigningKeys) if (until <= nowSeconds) this.retiredSigningKeys.delete(kid);
     this.nonces.sweep();
     this.failures.sweep();
     this.rateLimits.sweep();
@@ -177,11 +184,18 @@ export class EmbeddedCredentialStore implements CredentialStore {
     this.persist();
   }
 
-  async bearerState(clientId: string, jti: string): Promise<BearerState> {
+  async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
     const client = this.clients.get(clientId);
+    const nowSeconds = Date.now() / 1000;
     const exp = this.revoked.get(jti);
+    const keyRetiredUntil = this.retiredSigningKeys.get(kid);
     // Stored frozen: handed out as is on the hot path, without a copy per request.
-    return { client: client ?? null, revoked: exp !== undefined && exp >= Date.now() / 1000 };
+    return { client: client ?? null, revoked: exp !== undefined && exp >= nowSeconds, signingKeyRetired: keyRetiredUntil !== undefined && keyRetiredUntil > nowSeconds };
+  }
+
+  async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
+    this.retiredSigningKeys.set(kid, untilSeconds);
+    this.persist();
   }
 
   async getMeta(name: string): Promise<string | null> {

@@ -14,6 +14,7 @@
 //   <p>index:sa-ids                        hash: service account id -> Access ID
 //   <p>fail:{fail}:<key>                   failure counters (one tag: a reservation is atomic over its keys)
 //   <p>meta:<name>, <p>session:<id>        single-key values, hashed over the whole key
+//   <p>signing-key-retired:<kid>           a retired JWT signing key, expires with its last token
 //   <p>layout:version                      '2' once the store is in this layout
 export type CredentialKind = 'client' | 'sa';
 
@@ -72,6 +73,11 @@ export class RedisKeys {
   /** Pub/sub channels are shared by every database of a server: the key prefix keeps instances apart. */
   metaChannel(name: string): string {
     return `${this.prefix}meta-changed:${name}`;
+  }
+
+  /** Read with every Bearer request (bearerState); its own slot, hashed over the whole key. */
+  retiredSigningKey(kid: string): string {
+    return `${this.prefix}signing-key-retired:${kid}`;
   }
 
   session(id: string): string {

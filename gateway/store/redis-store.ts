@@ -217,15 +217,21 @@ export class RedisCredentialStore implements CredentialStore {
     await this.guard(() => this.redis.set(this.keys.revoked(clientId, jti), '1', 'EXAT', until));
   }
 
-  async bearerState(clientId: string, jti: string): Promise<BearerState> {
-    const [[client, revoked], legacy] = await this.guard(() =>
-      Promise.all([
-        this.redis.mget(this.keys.client(clientId), this.keys.revoked(clientId, jti)),
-        // Sent with the MGET, not after it: the same round trip, only while old marks may exist.
-        Date.now() < this.legacyRevocationsUntil ? this.redis.get(this.keys.legacyRevoked(jti)) : null,
-      ]),
-    );
-    return { client: client ? (JSON.parse(client) as ClientRecord) : null, revoked: (revoked ?? legacy ?? null) !== null };
+  async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
+    // The client's keys share a slot; the retired-key mark (and an old revocation mark, only while
+    // they may exist) are in others: one MGET on a single server, one per slot at once on a Cluster.
+    const groups = [[this.keys.client(clientId), this.keys.revoked(clientId, jti)], [this.keys.retiredSigningKey(kid)]];
+    if (Date.now() < this.legacyRevocationsUntil) groups.push([this.keys.legacyRevoked(jti)]);
+    const [[client, revoked] = [], [keyRetired] = [], [legacy] = []] = await this.guard(() => this.mgetGroups(groups));
+    return {
+      client: client ? (JSON.parse(client) as ClientRecord) : null,
+      revoked: (revoked ?? legacy ?? null) !== null,
+      signingKeyRetired: (keyRetired ?? null) !== null,
+    };
+  }
+
+  async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
+    await this.guard(() => this.redis.set(this.keys.retiredSigningKey(kid), '1', 'EXAT', untilSeconds));
   }
 
   async getMeta(name: string): Promise<string | null> {

@@ -92,6 +92,8 @@ export interface BearerState {
   /** Null when the client was deleted (or never existed): its tokens fail at once. */
   client: ClientRecord | null;
   revoked: boolean;
+  /** The token's signing key was retired (retireSigningKey): its tokens fail at once. */
+  signingKeyRetired: boolean;
 }
 
 /** The account behind an Access ID (null when unknown or deleted), and whether the nonce was used. */
@@ -162,8 +164,14 @@ export interface CredentialStore {
    * dead anyway. The client id keeps the mark beside the client's record (one Cluster slot).
    */
   revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void>;
-  /** One round trip: does the client still exist, and is this token revoked. */
-  bearerState(clientId: string, jti: string): Promise<BearerState>;
+  /** One round trip: does the client still exist, is this token revoked, and was the key that signed it (kid) retired. */
+  bearerState(clientId: string, jti: string, kid: string): Promise<BearerState>;
+  /**
+   * Marks a JWT signing key retired until untilSeconds (epoch), by when every token it signed has
+   * expired anyway: from the moment it is stored, bearerState reports its tokens on every instance,
+   * whatever key set an instance still holds.
+   */
+  retireSigningKey(kid: string, untilSeconds: number): Promise<void>;
 
   // Shared gateway state (signing keys, the secret-hash key)
   getMeta(name: string): Promise<string | null>;

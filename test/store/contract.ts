@@ -79,15 +79,33 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     await store.createClient(client);
     const jti = randomUUID();
     const exp = Math.floor(Date.now() / 1000) + 3600;
-    t.same(await store.bearerState(client.clientId, jti), { client, revoked: false });
+    t.same(await store.bearerState(client.clientId, jti, 'kid'), { client, revoked: false, signingKeyRetired: false });
     await store.revokeToken(client.clientId, jti, exp);
-    t.same(await store.bearerState(client.clientId, jti), { client, revoked: true });
-    t.same(await store.bearerState(client.clientId, randomUUID()), { client, revoked: false }, 'other tokens are not revoked');
+    t.same(await store.bearerState(client.clientId, jti, 'kid'), { client, revoked: true, signingKeyRetired: false });
+    t.same(await store.bearerState(client.clientId, randomUUID(), 'kid'), { client, revoked: false, signingKeyRetired: false }, 'other tokens are not revoked');
     await store.revokeToken(client.clientId, jti, exp);
-    t.same(await store.bearerState(client.clientId, jti), { client, revoked: true }, 'revoking twice is harmless');
+    t.same(await store.bearerState(client.clientId, jti, 'kid'), { client, revoked: true, signingKeyRetired: false }, 'revoking twice is harmless');
     await store.deleteClient(client.clientId);
-    t.same(await store.bearerState(client.clientId, randomUUID()), { client: null, revoked: false }, 'a deleted client is null');
-    t.same(await store.bearerState(client.clientId, jti), { client: null, revoked: true }, 'the mark outlives the client');
+    t.same(await store.bearerState(client.clientId, randomUUID(), 'kid'), { client: null, revoked: false, signingKeyRetired: false }, 'a deleted client is null');
+    t.same(await store.bearerState(client.clientId, jti, 'kid'), { client: null, revoked: true, signingKeyRetired: false }, 'the mark outlives the client');
+  });
+
+  t.test('a retired signing key: bearerState reports every token it signed, whatever the client, until the mark ends', async (t) => {
+    const store = await factory(t);
+    const client = clientRecord();
+    await store.createClient(client);
+    const kid = randomUUID();
+    const other = randomUUID();
+    const now = Math.floor(Date.now() / 1000);
+    t.same(await store.bearerState(client.clientId, randomUUID(), kid), { client, revoked: false, signingKeyRetired: false }, 'not retired yet');
+    await store.retireSigningKey(kid, now + 3600);
+    t.same(await store.bearerState(client.clientId, randomUUID(), kid), { client, revoked: false, signingKeyRetired: true }, 'any token of the retired key');
+    t.same(await store.bearerState(randomUUID(), randomUUID(), kid), { client: null, revoked: false, signingKeyRetired: true }, 'of any client');
+    t.same(await store.bearerState(client.clientId, randomUUID(), other), { client, revoked: false, signingKeyRetired: false }, 'other keys are not retired');
+    await store.retireSigningKey(kid, now + 3600);
+    t.equal((await store.bearerState(client.clientId, randomUUID(), kid)).signingKeyRetired, true, 'retiring twice is harmless');
+    await store.retireSigningKey(other, now - 1);
+    t.equal((await store.bearerState(client.clientId, randomUUID(), other)).signingKeyRetired, false, 'a mark whose time has passed is not reported');
   });
 
   t.test('clients: rolling the secret keeps the replaced hash for the grace period, at most one', async (t) => {
@@ -102,7 +120,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.ok(expiresAt >= before + 60_000 && expiresAt <= Date.now() + 60_000, 'the grace ends graceSeconds from now');
     t.same(first, { ...client, secretHash: '2'.repeat(64), previousSecretHash: '1'.repeat(64), previousSecretExpiresAt: first!.previousSecretExpiresAt });
     t.same(await store.getClient(client.clientId), first, 'stored as returned');
-    t.same((await store.bearerState(client.clientId, randomUUID())).client, first, 'bearerState sees the same record');
+    t.same((await store.bearerState(client.clientId, randomUUID(), 'kid')).client, first, 'bearerState sees the same record');
     t.same((await store.listClients({ limit: 10 })).items, [first]);
 
     const second = await store.rollClientSecret(client.clientId, '3'.repeat(64), 30);

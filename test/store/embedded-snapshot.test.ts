@@ -28,6 +28,7 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   await first.recordServiceAccountUse([{ accessId: account.accessId, at: '2026-03-01T00:00:00.000Z', ip: '10.1.2.3' }]);
   await first.compareAndSetMeta('jwt-signing-keys', null, '{"k":1}');
   await first.revokeToken(kept.clientId, 'jti-revoked', exp);
+  await first.retireSigningKey('retired-kid', exp);
   await first.putSession('s', 'data', 600);
   await first.reserveAttempt([{ key: 'ip:1.1.1.1', max: 1 }], 600);
   t.equal(await first.consumeNonce(account.accessId, 'nonce', 300), 'fresh');
@@ -38,8 +39,9 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   t.same((await second.listClients({ limit: 10 })).items, [kept]);
   t.same(await second.getServiceAccount(account.id), { ...account, lastUsedAt: '2026-03-01T00:00:00.000Z', lastUsedIp: '10.1.2.3' });
   t.equal(await second.getMeta('jwt-signing-keys'), '{"k":1}');
-  t.same(await second.bearerState(kept.clientId, 'jti-revoked'), { client: kept, revoked: true });
-  t.same(await second.bearerState(kept.clientId, 'jti-other'), { client: kept, revoked: false });
+  t.same(await second.bearerState(kept.clientId, 'jti-revoked', 'kid'), { client: kept, revoked: true, signingKeyRetired: false });
+  t.same(await second.bearerState(kept.clientId, 'jti-other', 'kid'), { client: kept, revoked: false, signingKeyRetired: false });
+  t.equal((await second.bearerState(kept.clientId, 'jti-other', 'retired-kid')).signingKeyRetired, true, 'a retired signing key stays retired');
   t.equal(await second.getSession('s'), null, 'sessions are not persisted');
   t.same(await second.reserveAttempt([{ key: 'ip:1.1.1.1', max: 1 }], 600), { allowed: true, retryAfterSeconds: 0 }, 'failure counts are not persisted');
 });

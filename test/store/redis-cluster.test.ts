@@ -40,7 +40,7 @@ t.test('the keys of 200 credentials spread over all three masters, and every ope
   await store.recordServiceAccountUse(accounts.map((a) => ({ accessId: a.accessId, at: '2026-04-01T00:00:00.000Z', ip: '10.0.0.1' })));
   for (const c of clients) {
     await store.revokeToken(c.clientId, 'jti', Math.floor(Date.now() / 1000) + 600);
-    t.same(await store.bearerState(c.clientId, 'jti'), { client: c, revoked: true });
+    t.same(await store.bearerState(c.clientId, 'jti', 'kid'), { client: c, revoked: true, signingKeyRetired: false });
   }
   const perNode = await Promise.all(cluster.servers.map((s) => countKeys(s.port, prefix)));
   t.comment(`keys per master: ${perNode.join(', ')}`);
@@ -48,6 +48,9 @@ t.test('the keys of 200 credentials spread over all three masters, and every ope
   // share (about a third, 167); one global tag would put every record on one master.
   for (const count of perNode) t.ok(count > 100, `every master holds many credential keys (${count})`);
   t.equal(perNode.reduce((a, b) => a + b, 0), 100 * 3 + 100 * 2 + 3 + 1, 'records, usage, nonces, revocations, 3 indexes, the layout version, nothing else');
+  // A retired signing key's mark is in a slot of its own, read in the same call as each client's keys.
+  await store.retireSigningKey('retired-kid', Math.floor(Date.now() / 1000) + 600);
+  for (const c of clients) t.same(await store.bearerState(c.clientId, 'jti', 'retired-kid'), { client: c, revoked: true, signingKeyRetired: true });
 
   const listed = [];
   let cursor: string | undefined;

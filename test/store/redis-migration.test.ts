@@ -73,8 +73,8 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   t.ok(nonceTtl > 0 && nonceTtl <= 300, `and keeps what was left of its lifetime (${nonceTtl} s)`);
 
   const client = data.clients[0]!;
-  t.same(await store.bearerState(client.clientId, data.jti), { client, revoked: true }, 'an old revocation mark is still honoured');
-  t.same(await store.bearerState(client.clientId, randomUUID()), { client, revoked: false });
+  t.same(await store.bearerState(client.clientId, data.jti, 'kid'), { client, revoked: true, signingKeyRetired: false }, 'an old revocation mark is still honoured');
+  t.same(await store.bearerState(client.clientId, randomUUID(), 'kid'), { client, revoked: false, signingKeyRetired: false });
   t.equal(await store.getMeta('jwt-signing-keys'), '{"keys":[]}', 'meta keys keep their names');
   t.equal(await store.getSession('s1'), 'session-data', 'sessions keep their names');
   t.same(await store.reserveAttempt([{ key: 'oauth:address:1.2.3.4', max: 3 }], 300), { allowed: false, retryAfterSeconds: 300 }, 'failure counters moved with their count and window');
@@ -86,7 +86,7 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   const again = open();
   await again.connect();
   t.same(again.migration?.moved, { clients: 0, serviceAccounts: 0, nonces: 0, failureCounters: 0 }, 'a second start moves nothing');
-  t.same(await again.bearerState(client.clientId, data.jti), { client, revoked: true }, 'and honours the old revocation marks too');
+  t.same(await again.bearerState(client.clientId, data.jti, 'kid'), { client, revoked: true, signingKeyRetired: false }, 'and honours the old revocation marks too');
   t.equal(await again.deleteServiceAccount(used.id), true, 'a moved account is deleted like any other');
   t.same(await again.serviceAccountForRequest(used.accessId, 'n'), { account: null, nonceUsed: false });
 });

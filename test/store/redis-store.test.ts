@@ -68,9 +68,9 @@ t.test('two store objects on one prefix share state (two gateway instances)', as
   await one.createClient(client);
   t.same(await two.getClient(client.clientId), client);
   await two.revokeToken(client.clientId, 'jti-1', Math.floor(Date.now() / 1000) + 600);
-  t.same(await one.bearerState(client.clientId, 'jti-1'), { client, revoked: true });
+  t.same(await one.bearerState(client.clientId, 'jti-1', 'kid'), { client, revoked: true, signingKeyRetired: false });
   await one.deleteClient(client.clientId);
-  t.same(await two.bearerState(client.clientId, 'jti-2'), { client: null, revoked: false });
+  t.same(await two.bearerState(client.clientId, 'jti-2', 'kid'), { client: null, revoked: false, signingKeyRetired: false });
 });
 
 t.test('a change made through one store object reaches the watchers of another on the prefix, and only there', async (t) => {

@@ -18,7 +18,7 @@ t.test('connecting to a closed port fails with StoreUnavailableError', async (t)
   await t.rejects(store.connect(), StoreUnavailableError);
   await t.rejects(store.ping(), StoreUnavailableError);
   await t.rejects(store.getClient('x'), StoreUnavailableError);
-  await t.rejects(store.bearerState('x', 'y'), StoreUnavailableError);
+  await t.rejects(store.bearerState('x', 'y', 'kid'), StoreUnavailableError);
   await t.rejects(store.serviceAccountForRequest('x', 'n'), StoreUnavailableError);
   await t.rejects(store.consumeNonce('x', 'n', 300), StoreUnavailableError);
   await t.rejects(store.reserveAttempt([{ key: 'k', max: 1 }], 60), StoreUnavailableError);
@@ -43,7 +43,7 @@ t.test('a store whose Redis goes away fails its operations', async (t) => {
   t.equal(await store.createClient(client), true);
   await forwarder.cut();
   await t.rejects(store.getClient(client.clientId), StoreUnavailableError);
-  await t.rejects(store.bearerState(client.clientId, 'j'), StoreUnavailableError);
+  await t.rejects(store.bearerState(client.clientId, 'j', 'kid'), StoreUnavailableError);
   await t.rejects(store.ping(), StoreUnavailableError);
   await t.rejects(store.compareAndSetMeta('m', null, 'v'), StoreUnavailableError);
 });

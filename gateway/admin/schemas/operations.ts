@@ -1,4 +1,4 @@
-// Answers of the admin API's operations on the gateway itself: the active policy and signing key rotation.
+// Answers of the admin API's operations on the gateway itself: the active policy (signing keys: signing-keys.ts).
 import { Type } from 'typebox';
 import { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAMS } from '../../policy/policy-loader.js';
 import { PERMISSION_NAMES, SCOPES } from '../../policy/vocabulary.js';
@@ -23,8 +23,3 @@ const PolicyRouteSchema = Type.Object(
 );
 
 export const PolicySchema = Type.Object({ routes: Type.Array(PolicyRouteSchema) });
-
-export const SigningKeyRotationSchema = Type.Object({
-  active_kid: Type.String({ description: 'The key that signs from now on.' }),
-  previous_kid: Nullable(Type.String({ description: 'The key it replaced; it verifies until the tokens it signed have expired.' })),
-});
