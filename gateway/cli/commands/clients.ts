@@ -1,4 +1,4 @@
-// gatewayctl clients create|list|show|delete|roll-secret, and keys rotate.
+// gatewayctl clients create|list|show|delete|roll-secret.
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
@@ -90,18 +90,6 @@ export const clientCommands: Command[] = [
       console.log(`client_secret: ${rolled.client_secret}`);
       console.log(`old secret:    ${rolled.previous_secret_expires_at ? `works until ${rolled.previous_secret_expires_at}` : 'refused from now on'}`);
       console.log('The secret is shown only now: store it safely.');
-    },
-  },
-  {
-    group: 'keys',
-    name: 'rotate',
-    summary: 'Rotate the JWT signing key; the old key stays in the JWKS until the tokens it signed have expired.',
-    usage: 'gatewayctl keys rotate [--json]',
-    options: { ...ADMIN_OPTIONS },
-    async run(values) {
-      const result = await adminRequest<{ active_kid: string; previous_kid: string }>(adminConnection(values), 'POST', '/admin/v1/signing-keys/rotate');
-      if (values.json) return printJson(result);
-      console.log(`Active key:   ${result.active_kid}\nPrevious key: ${result.previous_kid} (still verifies the tokens it signed until they expire)`);
     },
   },
 ];

@@ -7,5 +7,6 @@ import { hashPasswordCommand } from './hash-password.js';
 import { keygenCommand } from './keygen.js';
 import { requestCommand } from './request.js';
 import { serviceAccountCommands } from './service-accounts.js';
+import { signingKeyCommands } from './signing-keys.js';
 
-export const COMMANDS: Command[] = [...clientCommands, ...serviceAccountCommands, keygenCommand, requestCommand, explainCommand, hashPasswordCommand];
+export const COMMANDS: Command[] = [...clientCommands, ...signingKeyCommands, ...serviceAccountCommands, keygenCommand, requestCommand, explainCommand, hashPasswordCommand];
