@@ -80,6 +80,7 @@ export const ERRORS = {
   body_not_checkable: { status: 403, message: 'The request carries a signed body the edge proxy does not send to the decision, and the route does not delegate the digest check to its upstream.', action: 'Operators: send the body to the decision (Envoy with_request_body, Traefik forwardBody) or set digest: upstream on the route and check Content-Digest in the upstream.' },
   decision_caller_not_trusted: { status: 403, message: 'Only a trusted proxy (GATEWAY_TRUSTED_PROXIES) may ask the decision listener.', action: 'Operators: add the edge proxy\'s address to GATEWAY_TRUSTED_PROXIES, or call from it.' },
   decision_request_invalid: { status: 400, message: 'The decision request does not describe the original request as its convention requires.', action: 'Operators: configure the edge proxy as the README section for it shows (the original method, URI and host headers).' },
+  length_required: { status: 411, message: 'A request body must come with a Content-Length: the edge proxy in front of the gateway cannot tell a body without one from none before it asks for a decision.', action: 'Send the body with a Content-Length (not chunked, not HTTP/2 DATA frames without one).' },
   body_partial: { status: 413, message: 'The edge proxy sent only part of the body, whose digest cannot be checked.', action: 'Operators: set the edge proxy\'s body buffer (Envoy max_request_bytes) to at least GATEWAY_MAX_BODY_BYTES, without allow_partial_message.' },
 
   // Dependencies
