@@ -16,7 +16,7 @@ import { accessToken, createClient } from '../helpers/oauth.js';
 import { adminInject, createServiceAccount } from '../helpers/signing.js';
 import { DELEGATED_ROUTE, decisionConfig, LIMITED_ROUTE } from './decision-policies.js';
 import { lastReceived, PROTOCOLS, refused, signed, type Edge } from './edge.js';
-import { sendH2 } from './send.js';
+import { send, sendH2 } from './send.js';
 
 /**
  * deploy/edge/nginx.conf with its placeholders replaced (the comments name them too: all of them).
@@ -169,7 +169,7 @@ for (const protocol of PROTOCOLS) {
   });
 }
 
-t.test('HTTP/2 bodies nginx cannot see before it asks', async (t) => {
+t.test('bodies nginx cannot see before it asks', async (t) => {
   const edge = await startEdge(t);
   const { tg } = edge;
   const body = JSON.stringify({ amount: 1200, to: 'acct-9' });
@@ -191,6 +191,11 @@ t.test('HTTP/2 bodies nginx cannot see before it asks', async (t) => {
     await refused(t, edge, () => h2('/v1/transfers', 'POST', signed(sa, 'POST', '/v1/transfers', body), body), 403, 'body_not_checkable');
     // Signed as if it had no body: refused all the same, for the body the signature does not cover.
     await refused(t, edge, () => h2('/v1/transfers', 'POST', signed(sa, 'POST', '/v1/transfers'), body), 403, 'body_not_checkable');
+  });
+
+  t.test('over HTTP/1.1 a chunked body is stated and refused on a GET route', async (t) => {
+    const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
+    await refused(t, edge, () => send(`${edge.url}/v1/balance`, 'GET', { ...signed(sa, 'GET', '/v1/balance'), 'transfer-encoding': 'chunked' }, body), 403, 'body_not_checkable');
   });
 
   t.test('on a digest: upstream route the unknown body passes with the check delegated', async (t) => {

@@ -12,7 +12,10 @@ export interface Sent {
 /** Sends one request; rejects after timeoutMs (every wait in these tests is bounded). */
 export function send(url: string, method: string, headers: Record<string, string | string[]>, body?: string, timeoutMs = 5000): Promise<Sent> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method, headers, timeout: timeoutMs }, (response) => {
+    // Node frames no body of a GET, HEAD, DELETE or OPTIONS by itself: state its length unless told how.
+    const framed = body === undefined || 'content-length' in headers || 'transfer-encoding' in headers;
+    const fields = framed ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const outgoing = request(url, { method, headers: fields, timeout: timeoutMs }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
