@@ -20,6 +20,7 @@ for (const [heading, language, file] of [
   ['nginx', 'nginx', 'deploy/edge/nginx.conf'],
   ['Envoy', 'yaml', 'deploy/edge/envoy.yaml'],
   ['Traefik', 'yaml', 'deploy/edge/traefik.yaml'],
+  ['Caddy', 'caddy', 'deploy/edge/Caddyfile'],
 ] as const) {
   t.test(`the README's ${heading} snippet is taken from ${file}`, async (t) => {
     const lines = new Set(readFileSync(join(REPO_ROOT, file), 'utf8').split('\n').map(normalized));
