@@ -52,11 +52,21 @@ export async function readBody(body: unknown): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-/** Method, Host (the header if set, else the origin's host) and path as undici will send them. */
-export function dispatchTarget(options: DispatchOptions, pairs: readonly HeaderPair[], fallbackOrigin: string | URL | undefined): RequestTarget {
+/** The origin the dispatch goes to: its own (an Agent's, fetch's), else the interceptor's option. */
+export function dispatchOrigin(options: DispatchOptions, fallbackOrigin: string | URL | undefined): URL {
   const origin = options.origin ?? fallbackOrigin;
   if (origin === undefined) throw new TypeError('the dispatch has no origin (a Client or Pool): pass `origin` to signingInterceptor');
-  const url = new URL(origin);
+  return new URL(origin);
+}
+
+/** The URL the dispatch requests (joined as text: a path of "//host/x" stays a path). */
+export function dispatchUrl(options: DispatchOptions, fallbackOrigin: string | URL | undefined): URL {
+  return new URL(`${dispatchOrigin(options, fallbackOrigin).origin}${options.path}`);
+}
+
+/** Method, Host (the header if set, else the origin's host) and path as undici will send them. */
+export function dispatchTarget(options: DispatchOptions, pairs: readonly HeaderPair[], fallbackOrigin: string | URL | undefined): RequestTarget {
+  const url = dispatchOrigin(options, fallbackOrigin);
   const host = pairs.find(([name]) => name.toLowerCase() === 'host')?.[1];
   const question = options.path.indexOf('?');
   return {

@@ -17,13 +17,35 @@ export interface DispatchOptions {
   headers?: DispatchHeaders | null;
   /** A string or bytes, or a stream / async iterable (fetch always passes one), read whole before signing. */
   body?: unknown;
+  /** undici 6's Agent follows redirects when this is above 0; the interceptor sends 0. */
+  maxRedirections?: number;
+}
+
+/** Response headers as undici 7 hands them to a handler. */
+export type DispatchResponseHeaders = Record<string, string | string[] | undefined>;
+
+export interface DispatchController {
+  abort(reason: Error): void;
 }
 
 export interface DispatchHandler {
   /** undici 7 handlers. */
+  onRequestStart?(controller: DispatchController, context: unknown): void;
+  onRequestUpgrade?(controller: DispatchController, statusCode: number, headers: DispatchResponseHeaders, socket: unknown): void;
+  onResponseStart?(controller: DispatchController, statusCode: number, headers: DispatchResponseHeaders, statusMessage?: string): void;
+  onResponseData?(controller: DispatchController, chunk: Uint8Array): void;
+  onResponseEnd?(controller: DispatchController, trailers: DispatchResponseHeaders): void;
   onResponseError?(controller: unknown, error: Error): void;
-  /** Earlier handlers (e.g. the undici inside Node 20). */
+  /** Earlier handlers (e.g. the undici inside Node 20): raw headers are [name, value, ...]. */
+  onConnect?(abort: (reason?: Error) => void, context?: unknown): void;
+  onHeaders?(statusCode: number, rawHeaders: readonly (Uint8Array | string)[], resume: () => void, statusText?: string): boolean | void;
+  onData?(chunk: Uint8Array): boolean | void;
+  onComplete?(trailers: unknown): void;
   onError?(error: Error): void;
+  onUpgrade?(statusCode: number, rawHeaders: unknown, socket: unknown): void;
+  onBodySent?(chunk: unknown): void;
+  onRequestSent?(): void;
+  onResponseStarted?(): void;
 }
 
 /** The interceptor's view of the dispatch it wraps and of the one it returns. */

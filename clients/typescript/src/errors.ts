@@ -24,3 +24,30 @@ export class PrivateKeyError extends Error {
     this.name = 'PrivateKeyError';
   }
 }
+
+/** Why a redirect of a signed request was not followed (see RedirectRefusedError). */
+export type RedirectRefusal =
+  | 'not_followed' // followRedirects is not set: no redirect is followed
+  | 'cross_origin' // followRedirects is 'same-origin' and the Location is on another origin
+  | 'too_many_redirects' // more hops than maxRedirects
+  | 'invalid_location'; // the Location is not an http(s) URL
+
+/**
+ * A signed request was answered with a redirect that was not followed: nothing was sent to the
+ * Location. It names the status and origins only, never a header, the signature or the key.
+ */
+export class RedirectRefusedError extends Error {
+  constructor(
+    readonly reason: RedirectRefusal,
+    /** The redirect's status code, e.g. 307. */
+    readonly status: number,
+    /** The origin that answered with the redirect. */
+    readonly origin: string,
+    /** The Location's origin; null when the Location is not an http(s) URL. */
+    readonly locationOrigin: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RedirectRefusedError';
+  }
+}
