@@ -27,6 +27,8 @@ REQUIRED_COMPONENTS: Tuple[str, ...] = ("@method", "@authority", "@path", "@quer
 BODY_COMPONENT = "content-digest"
 #: The signature label; the gateway selects the signature by keyid, so any label works.
 LABEL = "sig1"
+#: The header fields sign_parts() writes; a request's own values of them are replaced, never sent twice.
+SIGNING_HEADERS: Tuple[str, ...] = (ACCESS_ID_HEADER, BODY_COMPONENT, "signature-input", "signature")
 #: Content-Digest algorithms the gateway accepts, with their hashlib names.
 DIGEST_ALGORITHMS: Dict[str, str] = {"sha-256": "sha256", "sha-512": "sha512"}
 
