@@ -1,8 +1,11 @@
 // gatewayctl request: a curl-like client that signs a banking request (DESIGN 2.2) and prints the
-// response body. Exits 0 on 2xx/3xx and 1 otherwise, with the status on stderr.
+// response body. Exits 0 on 2xx/3xx and 1 otherwise, with the status on stderr. A redirect is not
+// followed but fails (exit 1, naming the status and the Location's origin): the signed headers and
+// the body are never sent to its Location (SIGNING.md section 2).
 import { CliError, usageError } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { SIGNED_REQUEST_OPTIONS, signedRequest } from '../signed-request.js';
+import { REDIRECT_STATUSES } from '../../signing/index.js';
 
 export const requestCommand: Command = {
   group: null,
@@ -21,7 +24,7 @@ export const requestCommand: Command = {
     const { method, headers, body } = signedRequest(values, url);
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, ...(body ? { body } : {}) });
+      response = await fetch(url, { method, headers, ...(body ? { body } : {}), redirect: 'manual' });
     } catch (error) {
       const cause = (error as Error).cause;
       throw new CliError(`cannot reach ${url}: ${cause instanceof Error ? cause.message : (error as Error).message}`);
@@ -31,6 +34,11 @@ export const requestCommand: Command = {
       response.headers.forEach((value, name) => console.log(`${name}: ${value}`));
       console.log('');
     }
+    const location = response.headers.get('location');
+    if (REDIRECT_STATUSES.includes(response.status) && location !== null) {
+      await response.body?.cancel();
+      throw new CliError(`${new URL(url).origin} answered ${response.status} with a redirect to ${locationOrigin(location, url)}, not followed: a signed request is not sent again to another URL (-i shows the Location; request it yourself if you trust it)`);
+    }
     process.stdout.write(Buffer.from(await response.arrayBuffer()));
     if (response.status >= 400) {
       console.error(`\ngatewayctl: HTTP ${response.status}`);
@@ -38,3 +46,12 @@ export const requestCommand: Command = {
     }
   },
 };
+
+/** Only the Location's origin is named: its path and query may carry what is not for a terminal. */
+function locationOrigin(location: string, base: string): string {
+  try {
+    return new URL(location, base).origin;
+  } catch {
+    return 'a Location that is not a URL';
+  }
+}
