@@ -79,11 +79,26 @@ export function withheldBodyPresent(declaredLength: number | undefined, transfer
 /** Methods that carry a body: when the edge proxy keeps the body, such a request is taken to have one. */
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
+/**
+ * CGI-style frameworks read x_gateway_client_id as X-Gateway-Client-Id. The proxy drops such a
+ * spelling of a header its rule drops; an edge that cannot (Traefik removes by exact name only) would
+ * pass it on, so a decision request that carries one is refused. nginx and Envoy drop underscore
+ * names before they ask, and the Caddyfile removes the X_ ones.
+ */
+function refuseUnderscoreSpellings(request: FastifyRequest): void {
+  for (const name in request.headers) {
+    if (name.includes('_') && !forwardableRequestHeader(name.replaceAll('_', '-'))) {
+      throw new GatewayError('bad_request', `The request carries ${name}, an underscore spelling of a header the gateway sets or drops (${name.replaceAll('_', '-')}); send it without.`);
+    }
+  }
+}
+
 function describeWith(request: FastifyRequest, parts: Pick<OriginalRequest, 'method' | 'url' | 'authority' | 'declaredLength' | 'hasBody' | 'body'>): OriginalRequest {
   // Without it the client address would be the edge proxy's own, and allow-lists would judge that.
   if (header(request, 'x-forwarded-for') === undefined) {
     throw new GatewayError('decision_request_invalid', 'The decision request has no X-Forwarded-For: the edge proxy must name the client address.');
   }
+  refuseUnderscoreSpellings(request);
   // The edge proxy may not say whether a body came (it drops Content-Length): a method that carries
   // one is taken to have one, so the signature must cover a Content-Digest.
   const hasBody = parts.hasBody || (parts.body === 'withheld' && BODY_METHODS.has(parts.method));

@@ -46,6 +46,7 @@ export const CLIENT_ROUTING_HEADERS = [
   'x-host',
   'x-http-method-override',
   'x-http-method',
+  'x-method',
   'x-method-override',
   'x-original-url',
   'x-original-uri',

@@ -286,3 +286,16 @@ t.test('Envoy: the answer names the headers to remove, by the proxy rule', async
   for (const name of [...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS, 'x-custom-client-ip']) t.ok(removed.includes(name), `${name} is removed`);
   for (const name of ['x-app-trace', 'x-forwarded-for', 'host', 'x-request-id', 'x-gateway-client-id']) t.notOk(removed.includes(name), `${name} is kept`);
 });
+
+t.test('an underscore spelling of a header the rule drops is refused, since an edge may pass it on', async (t) => {
+  const { tg, untouched } = await setup(t);
+  const client = await createClient(tg, ['sales']);
+  const headers = { authorization: `Bearer ${await accessToken(tg, client)}` };
+  const forged = await decide(tg, traefikAsk('GET', '/v1/sales', { ...headers, x_gateway_client_id: 'forged' }, 'api.test'));
+  refusal(t, forged, 400, 'bad_request');
+  t.match(forged.json<{ message: string }>().message, /x_gateway_client_id.*x-gateway-client-id/);
+  refusal(t, await decide(tg, caddyAsk('GET', '/v1/sales', { ...headers, x_http_method_override: 'DELETE' }, 'api.test')), 400, 'bad_request');
+  // An underscore name the rule would forward dashed is the upstream's business.
+  t.equal((await decide(tg, traefikAsk('GET', '/v1/sales', { ...headers, x_app_tag: 'ok' }, 'api.test'))).statusCode, 200);
+  untouched();
+});

@@ -2,7 +2,8 @@
 // (gateway/pipeline/mutate.ts), the one source: whatever the rule drops and names in its lists
 // (identity, consumed credentials, client routing claims and overrides) must not reach the API
 // from the client through any edge proxy, and nothing the rule forwards may be removed. Each file
-// is read into the same model, EdgeStages (one small helper per proxy), and checked by the same
+// is read into the same model, EdgeStages (one small helper per proxy: Envoy, Traefik, nginx,
+// Caddy), and checked by the same
 // assertions; what only one proxy has (Envoy's regexes and X-Forwarded-For) is checked beside it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -272,5 +273,90 @@ t.test('traefik.yaml: forwardAuth describes the request from Traefik\'s own view
   for (const chain of traefik.chains) {
     const forwardAuth = record(traefik.middlewares[chain[decisionIndex(traefik, chain)]!]!.forwardAuth, 'forwardAuth');
     t.equal(forwardAuth.trustForwardHeader, false, 'trustForwardHeader');
+  }
+});
+
+// nginx: the decision subrequest gets the client's headers (nginx drops underscore spellings itself);
+// the server block's proxy_set_header lines, which both API locations inherit, blank a header ("")
+// or set it from a variable of the decision's answer (auth_request_set ... $upstream_http_<name>).
+interface NginxConfig {
+  /** proxy_set_header lines of the server block: lower-case name → value. */
+  serverHeaders: Map<string, string>;
+  /** auth_request_set: variable → the decision's response header it reads. */
+  fromAnswer: Map<string, string>;
+  text: string;
+}
+
+function nginxConfig(): NginxConfig {
+  const source = readFileSync(join(REPO_ROOT, 'deploy/edge/nginx.conf'), 'utf8').replace(/#.*$/gm, '');
+  const server = source.slice(source.indexOf('server {'), source.indexOf('location '));
+  const serverHeaders = new Map([...server.matchAll(/^\s*proxy_set_header\s+(\S+)\s+(".*?"|\S+);/gm)].map((m) => [m[1]!.toLowerCase(), m[2]!]));
+  const fromAnswer = new Map([...server.matchAll(/^\s*auth_request_set\s+(\$\w+)\s+\$upstream_http_(\w+);/gm)].map((m) => [m[1]!, m[2]!.replaceAll('_', '-')]));
+  return { serverHeaders, fromAnswer, text: source };
+}
+
+function nginxStages(config: NginxConfig): EdgeStages {
+  const blanked = (name: string) => config.serverHeaders.get(name) === '""';
+  return {
+    file: 'deploy/edge/nginx.conf',
+    removedBeforeDecision: () => false,
+    removedAfterDecision: blanked,
+    identityFromDecisionOnly: (name) => config.fromAnswer.get(config.serverHeaders.get(name) ?? '') === name,
+    exactNames: [...config.serverHeaders].filter(([, value]) => value === '""' || config.fromAnswer.has(value)).map(([name]) => name),
+  };
+}
+
+const nginx = nginxConfig();
+checkRule(t, nginxStages(nginx));
+
+t.test('nginx.conf: both API locations inherit the server block\'s header lines, and it drops underscore spellings', async (t) => {
+  const locations = nginx.text.split(/\n\s*location /).slice(1);
+  const api = locations.filter((l) => l.startsWith('/ {') || l.startsWith('= /_gateway_bodyless'));
+  t.equal(api.length, 2, 'two locations forward to the API');
+  for (const location of api) t.notMatch(location, /proxy_set_header/, 'no proxy_set_header of its own (it would drop the inherited ones)');
+  t.match(nginx.text, /underscores_in_headers off;/);
+  t.match(nginx.text, /ignore_invalid_headers on;/);
+  t.equal(nginx.serverHeaders.get('x-forwarded-for'), '$remote_addr', 'X-Forwarded-For is the client address alone');
+});
+
+// Caddy: request_header deletions (a name, or a pattern with * at one end) run in the order written;
+// those before forward_auth happen before the decision; copy_headers sets what the decision answered.
+interface CaddyConfig {
+  before: string[];
+  after: string[];
+  copied: string[];
+}
+
+function caddyConfig(): CaddyConfig {
+  const lines = readFileSync(join(REPO_ROOT, 'deploy/edge/Caddyfile'), 'utf8').split('\n').map((l) => l.replace(/#.*$/, '').trim());
+  const decision = lines.findIndex((l) => l.startsWith('forward_auth '));
+  // Unconditional deletions only: a matcher (@name) makes one conditional.
+  const deletions = (part: string[]) => part.flatMap((l) => /^request_header -(\S+)$/.exec(l)?.[1]?.toLowerCase() ?? []);
+  const copied = lines.find((l) => l.startsWith('copy_headers '))?.split(/\s+/).slice(1).map((n) => n.toLowerCase()) ?? [];
+  return { before: deletions(lines.slice(0, decision)), after: deletions(lines.slice(decision)), copied };
+}
+
+function caddyMatches(patterns: string[], name: string): boolean {
+  return patterns.some((p) => (p.startsWith('*') ? name.endsWith(p.slice(1)) : p.endsWith('*') ? name.startsWith(p.slice(0, -1)) : name === p));
+}
+
+function caddyStages(config: CaddyConfig): EdgeStages {
+  return {
+    file: 'deploy/edge/Caddyfile',
+    removedBeforeDecision: (name) => caddyMatches(config.before, name),
+    removedAfterDecision: (name) => caddyMatches(config.after, name),
+    identityFromDecisionOnly: (name) => config.copied.includes(name) && caddyMatches(config.before, name),
+    exactNames: [...config.before, ...config.after, ...config.copied].filter((n) => !n.includes('*')),
+  };
+}
+
+const caddy = caddyConfig();
+checkRule(t, caddyStages(caddy));
+
+t.test('Caddyfile: its patterns drop what the rule drops by pattern, X-Forwarded-* included (Caddy sets its own)', async (t) => {
+  const stages = caddyStages(caddy);
+  holds(t, fc.property(droppedByPattern, (name) => !forwardableRequestHeader(name) && stages.removedBeforeDecision(name)), 3000);
+  for (const pattern of [...caddy.before, ...caddy.after].filter((p) => p.includes('*'))) {
+    t.ok(pattern.indexOf('*') === 0 || pattern.indexOf('*') === pattern.length - 1, `${pattern}: a wildcard at one end only, as Caddy matches`);
   }
 });
