@@ -64,6 +64,13 @@ def sign_headers(method: str, url: str, body: bytes, access_id: str, private_key
     return headers
 
 
+class RefuseRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect would carry the Access ID, the signature and the body to its Location: never follow one."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # urllib then raises HTTPError with the 3xx answer
+
+
 def main() -> int:
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -78,12 +85,13 @@ def main() -> int:
         headers["content-type"] = "application/json"
     request = urllib.request.Request(url, data=body or None, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request) as response:
+        with urllib.request.build_opener(RefuseRedirects).open(request) as response:
             sys.stdout.write(response.read().decode())
             return 0
     except urllib.error.HTTPError as error:
         sys.stdout.write(error.read().decode())
-        print(f"\nHTTP {error.code}", file=sys.stderr)
+        location = error.headers.get("location")
+        print(f"\nHTTP {error.code}" + (" (redirect not followed: it would carry the signature)" if location else ""), file=sys.stderr)
         return 1
 
 

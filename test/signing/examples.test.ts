@@ -1,6 +1,8 @@
 // The two examples of SIGNING.md, run as written against a listening gateway: the openssl + curl
 // script and the Python (cryptography) script, through every banking route.
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,5 +55,25 @@ for (const [name, interpreter, script] of EXAMPLES) {
     t.not(refused.code, 0);
     t.equal(JSON.parse(refused.stdout).error, 'signature_invalid');
     t.equal(tg.upstreams.banking.received.length, 7, 'the upstream was not contacted');
+
+    // A redirect to another origin is not followed: the signature would go with it.
+    const elsewhere = await listenOnce();
+    const redirector = createServer((_request, response) => response.writeHead(307, { location: `${elsewhere.url}/v1/balance` }).end());
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => redirector.close());
+    await run(interpreter, [script, 'GET', `http://127.0.0.1:${(redirector.address() as AddressInfo).port}/v1/balance`], env);
+    t.equal(elsewhere.received(), 0, 'the other origin never saw the signed request');
   });
+}
+
+/** A server that counts the requests it gets. */
+async function listenOnce(): Promise<{ url: string; received(): number }> {
+  let count = 0;
+  const server = createServer((_request, response) => {
+    count += 1;
+    response.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received: () => count };
 }
