@@ -1,13 +1,12 @@
 // A real Caddy (Debian's) with a given site block, as an operator would run it: global options
 // only for the test (no admin endpoint, no automatic HTTPS, HTTP/1.1 and h2c on the one port).
 // Everything Caddy writes (its autosaved config, its data) stays in a temporary directory.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { freePort } from './gateway-process.js';
-import { until } from './poll.js';
+import { runServerProcess } from './server-process.js';
 
 export const CADDY = process.env.CADDY_BINARY ?? '/usr/bin/caddy';
 
@@ -23,27 +22,6 @@ export async function startCaddyWith(t: Test, siteBlock: (site: string) => strin
   writeFileSync(file, global + siteBlock(`http://:${port}`));
   const site = `http://127.0.0.1:${port}`;
   const env = { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') };
-  const child = spawn(CADDY, ['run', '--config', file, '--adapter', 'caddyfile'], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await until(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`caddy exited with ${child.exitCode}:\n${output}`);
-      return fetch(`${site}/`).then(() => true, () => false);
-    },
-    'caddy listens',
-    10_000,
-  );
+  await runServerProcess(t, { command: CADDY, args: ['run', '--config', file, '--adapter', 'caddyfile'], env, stopSignal: 'SIGTERM', dir, url: site });
   return { url: site };
 }

@@ -1,12 +1,11 @@
 // A real nginx (Debian's) in front of gateway processes: a plain upstream block with keep-alive
 // connections, as an operator would write it. Everything it writes stays in a temporary directory.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { freePort } from './gateway-process.js';
-import { until } from './poll.js';
+import { runServerProcess } from './server-process.js';
 
 export const NGINX = process.env.NGINX_BINARY ?? '/usr/sbin/nginx';
 
@@ -60,21 +59,6 @@ ${httpBlock(port)}
 }
 `,
   );
-  const child = spawn(NGINX, ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      // QUIT: nginx's graceful stop; it ends its own workers.
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGQUIT');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
   const errorLog = () => {
     try {
       return readFileSync(join(dir, 'error.log'), 'utf8');
@@ -82,13 +66,7 @@ ${httpBlock(port)}
       return '';
     }
   };
-  await until(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}:\n${output}${errorLog()}`);
-      return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
-    },
-    'nginx listens',
-    10_000,
-  );
-  return { url: `http://127.0.0.1:${port}`, errorLog };
+  const url = `http://127.0.0.1:${port}`;
+  await runServerProcess(t, { command: NGINX, args: ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf], stopSignal: 'SIGQUIT', dir, url, diagnostics: errorLog });
+  return { url, errorLog };
 }
