@@ -3,10 +3,11 @@
 // Here is only what a schema cannot say, each a 400 naming the field: the public key parses as an
 // Ed25519 key, each allowed_ips entry is an address or CIDR range, expires_at is a real instant in
 // the future.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ServiceAccountInput, ServiceAccountKeyInput } from '../admin/schemas/service-accounts.js';
 import { RFC3339_UTC_PATTERN } from '../admin/schemas/service-accounts.js';
 import { invalidField } from '../errors.js';
+import { serviceAccountIdFor } from '../store/account-ids.js';
 import type { ServiceAccountKey, ServiceAccountRecord } from '../store/types.js';
 import { canonicalAllowedIp, DEFAULT_ALLOWED_IPS } from './allowed-ips.js';
 import { PublicKeyError } from './public-key-errors.js';
@@ -65,9 +66,11 @@ type AccountInput = Omit<ServiceAccountInput, 'permissions' | 'allowed_ips'> & {
 export function serviceAccountFromInput(input: AccountInput, now = new Date()): ServiceAccountRecord {
   const key = serviceAccountKeyFromInput(input, now);
   const expiresAt = expiryInstant(input.expires_at, now);
+  const accessId = randomUUID();
   return {
-    id: `sa_${randomBytes(10).toString('hex')}`,
-    accessId: randomUUID(),
+    // In the Cluster slot of the Access ID, so the store keeps the id's pointer beside the record.
+    id: serviceAccountIdFor(accessId),
+    accessId,
     description: input.description.trim(),
     publicKey: key.publicKey,
     publicKeyBytes: key.publicKeyBytes,

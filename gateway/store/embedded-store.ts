@@ -245,6 +245,11 @@ export class EmbeddedCredentialStore implements CredentialStore {
     return account ? structuredClone(account) : null;
   }
 
+  async deleteServiceAccountByAccessId(accessId: string): Promise<string | null> {
+    const account = this.accountsByAccessId.get(accessId);
+    return account && (await this.deleteServiceAccount(account.id)) ? account.id : null;
+  }
+
   async deleteServiceAccount(id: string): Promise<boolean> {
     const accessId = this.accessIdById.get(id);
     if (!accessId) return false;

@@ -5,13 +5,19 @@
 //
 //   <p>client:{<clientId>}                 client record (JSON)
 //   <p>client:{<clientId>}:revoked:<jti>   revocation mark, expires with the token
+//   <p>client:{<clientId>}:void            a cancelled create: this client can never be created (index-repair.ts)
 //   <p>sa:{<accessId>}                     service account record (JSON, without usage)
 //   <p>sa:{<accessId>}:used                last use (JSON {at, ip})
 //   <p>sa:{<accessId>}:nonce:<nonce>       used nonce, expires with the signature window
+//   <p>sa:{<accessId>}:void                a cancelled create of this Access ID (index-repair.ts)
+//   <p>sa-id:{<id>}                        the account's Access ID, found by its id; new ids share the
+//                                          record's slot (account-ids.ts)
+//   <p>sa-id:{<id>}:void                   a cancelled create of this id (index-repair.ts)
 //   <p>rl:{<credentialId>}:<route>         rate-limit state (redis-rate-limit.ts), in its credential's slot
 //   <p>index:clients                       sorted set of client ids (score 0: ordered by id)
 //   <p>index:sas                           sorted set of service account ids (score 0)
-//   <p>index:sa-ids                        hash: service account id -> Access ID
+//   <p>index:sa-ids                        hash: service account id -> Access ID, of accounts created
+//                                          before the sa-id pointers; read only where a pointer is missing
 //   <p>fail:{fail}:<key>                   failure counters (one tag: a reservation is atomic over its keys)
 //   <p>meta:<name>, <p>session:<id>        single-key values, hashed over the whole key
 //   <p>signing-key-retired:<kid>           a retired JWT signing key, expires with its last token
@@ -48,6 +54,24 @@ export class RedisKeys {
 
   nonce(accessId: string, nonce: string): string {
     return credentialKey(this.prefix, 'sa', accessId, `nonce:${nonce}`);
+  }
+
+  /** Marks an Access ID whose create was cancelled by a repair: a late create of it is refused. */
+  accountVoid(accessId: string): string {
+    return credentialKey(this.prefix, 'sa', accessId, 'void');
+  }
+
+  clientVoid(clientId: string): string {
+    return credentialKey(this.prefix, 'client', clientId, 'void');
+  }
+
+  /** The Access ID of the account with this management id (in the record's slot for ids from account-ids.ts). */
+  accountPointer(id: string): string {
+    return `${this.prefix}sa-id:{${id}}`;
+  }
+
+  accountPointerVoid(id: string): string {
+    return `${this.prefix}sa-id:{${id}}:void`;
   }
 
   get clientIndex(): string {

@@ -2,8 +2,9 @@
 // gateway instance. Commands fail fast when Redis is unreachable (redis-connection.ts) so that the
 // gateway fails closed instead of waiting or guessing. The key layout (redis-keys.ts) keeps every
 // multi-key step on one credential in one Cluster slot; indexes are written in their own commands,
-// after the record on create and after it is gone on delete, and readers skip an index entry whose
-// record is gone.
+// before the record on create (listed-create.ts) and after it is gone on delete, and readers skip an
+// index entry whose record is gone. A service account is found by its id through a pointer key in
+// its record's slot (account-ids.ts), never through an index.
 import { createHash } from 'node:crypto';
 import { Cluster, type Result } from 'ioredis';
 import { decodeCursor, pageOf } from './page-cursor.js';
@@ -17,6 +18,8 @@ import { COMPARE_AND_SET, CONSUME_NONCE, RECORD_USE, RELEASE_ATTEMPT, REPLACE_IF
 import { rolledClient } from './client-secret-roll.js';
 import { frozenAccount } from './frozen-records.js';
 import { addingKey, removingKey } from './service-account-keys.js';
+import { sharesSlot } from './account-ids.js';
+import { createListed, DELETE_IF_EQUALS, DELETE_RECORD, type Claim } from './listed-create.js';
 import {
   StoreUnavailableError,
   type AttemptLimit,
@@ -159,21 +162,8 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async createClient(client: ClientRecord): Promise<boolean> {
-    const key = this.keys.client(client.clientId);
-    const created = await this.guard(() => this.redis.set(key, JSON.stringify(client), 'NX'));
-    if (created === null) return false;
-    await this.indexAfterCreate(key, () => this.redis.zadd(this.keys.clientIndex, 0, client.clientId));
-    return true;
-  }
-
-  /** Adds a new record to its indexes; if that fails, the record goes too (best effort), so no credential exists unlisted. */
-  private async indexAfterCreate(recordKey: string, index: () => Promise<unknown>): Promise<void> {
-    try {
-      await this.guard(index);
-    } catch (error) {
-      await this.redis.del(recordKey).catch(() => {});
-      throw error;
-    }
+    const { clientId } = client;
+    return this.guard(() => createListed(this.redis, this.keys.clientIndex, clientId, [[[this.keys.client(clientId), this.keys.clientVoid(clientId), JSON.stringify(client)]]]));
   }
 
   async getClient(clientId: string): Promise<ClientRecord | null> {
@@ -251,16 +241,24 @@ export class RedisCredentialStore implements CredentialStore {
 
   async createServiceAccount(account: ServiceAccountRecord): Promise<boolean> {
     const { lastUsedAt: _at, lastUsedIp: _ip, ...stored } = account;
-    const key = this.keys.account(account.accessId);
-    // The record claims the Access ID; the id map then claims the management id, or the record goes.
-    if ((await this.guard(() => this.redis.set(key, JSON.stringify(stored), 'NX'))) === null) return false;
-    let claimed = false;
-    await this.indexAfterCreate(key, async () => {
-      claimed = (await this.redis.hsetnx(this.keys.accessIdsById, account.id, account.accessId)) === 1;
-      if (claimed) await this.redis.zadd(this.keys.accountIndex, 0, account.id);
-    });
-    if (!claimed) await this.guard(() => this.redis.del(key));
-    return claimed;
+    const { id, accessId } = account;
+    // The pointer claims the id, the record the Access ID: in one step when they share a slot (ids
+    // from account-ids.ts), else the pointer first.
+    const pointer: Claim = [this.keys.accountPointer(id), this.keys.accountPointerVoid(id), accessId];
+    const record: Claim = [this.keys.account(accessId), this.keys.accountVoid(accessId), JSON.stringify(stored)];
+    const steps = sharesSlot(id, accessId) ? [[pointer, record]] : [[pointer], [record]];
+    return this.guard(() => createListed(this.redis, this.keys.accountIndex, id, steps));
+  }
+
+  /** The Access IDs behind ids (null: none): their pointers, else the id map of older accounts. */
+  private async accessIdsOf(ids: string[]): Promise<(string | null)[]> {
+    if (ids.length === 0) return [];
+    const pointers = (await this.mgetGroups(ids.map((id) => [this.keys.accountPointer(id)]))).map(([accessId]) => accessId ?? null);
+    const missing = ids.filter((_id, i) => pointers[i] === null);
+    if (missing.length === 0) return pointers;
+    const legacy = await this.redis.hmget(this.keys.accessIdsById, ...missing);
+    let next = 0;
+    return pointers.map((accessId) => accessId ?? legacy[next++] ?? null);
   }
 
   private async loadByAccessIds(accessIds: string[]): Promise<(ServiceAccountRecord | null)[]> {
@@ -269,7 +267,7 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async getServiceAccount(id: string): Promise<ServiceAccountRecord | null> {
-    const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
+    const [accessId] = await this.guard(() => this.accessIdsOf([id]));
     if (!accessId) return null;
     const [account] = await this.loadByAccessIds([accessId]);
     return account ?? null;
@@ -282,21 +280,37 @@ export class RedisCredentialStore implements CredentialStore {
 
   async listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>> {
     const ids = await this.guard(() => this.idsAfter(this.keys.accountIndex, page));
-    const pageIds = ids.slice(0, page.limit);
-    const accessIds = pageIds.length === 0 ? [] : await this.guard(() => this.redis.hmget(this.keys.accessIdsById, ...pageIds));
+    const accessIds = await this.guard(() => this.accessIdsOf(ids.slice(0, page.limit)));
     const accounts = await this.loadByAccessIds(accessIds.filter((a): a is string => a !== null));
     return pageOf(ids, accounts, page.limit);
   }
 
   async deleteServiceAccount(id: string): Promise<boolean> {
-    const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
+    const [accessId] = await this.guard(() => this.accessIdsOf([id]));
     if (!accessId) return false;
-    // The record first (same slot as its usage): from this moment every request with the Access ID
-    // gets 401 on every instance. Its nonces expire on their own. Then the indexes.
-    const deleted = await this.guard(() => this.redis.del(this.keys.account(accessId), this.keys.accountUsage(accessId)));
+    return this.removeServiceAccount(id, accessId);
+  }
+
+  async deleteServiceAccountByAccessId(accessId: string): Promise<string | null> {
+    // The record names its id: no index is needed.
+    const raw = await this.guard(() => this.redis.get(this.keys.account(accessId)));
+    if (!raw) return null;
+    const { id } = JSON.parse(raw) as StoredServiceAccount;
+    return (await this.removeServiceAccount(id, accessId)) ? id : null;
+  }
+
+  private async removeServiceAccount(id: string, accessId: string): Promise<boolean> {
+    // The record first, with its usage (and its pointer when they share a slot): from this moment
+    // every request with the Access ID gets 401 on every instance. Its nonces expire on their own.
+    // Then the pointer (when apart) and the indexes.
+    const pointer = this.keys.accountPointer(id);
+    const together = sharesSlot(id, accessId);
+    const recordKeys = [this.keys.account(accessId), this.keys.accountUsage(accessId), ...(together ? [pointer] : [])];
+    const deleted = await this.guard(() => this.redis.eval(DELETE_RECORD, recordKeys.length, ...recordKeys));
+    if (!together) await this.guard(() => this.redis.eval(DELETE_IF_EQUALS, 1, pointer, accessId));
     await this.guard(() => this.redis.hdel(this.keys.accessIdsById, id));
     await this.guard(() => this.redis.zrem(this.keys.accountIndex, id));
-    return deleted > 0;
+    return deleted === 1;
   }
 
   async serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState> {
@@ -325,7 +339,7 @@ export class RedisCredentialStore implements CredentialStore {
    * writer came in between. The Access ID behind an id never changes, so the id lookup may come first.
    */
   private async changeAccount<O extends string>(id: string, change: (stored: StoredServiceAccount) => { outcome: O; account: StoredServiceAccount }): Promise<KeyChange<O | 'account_not_found'>> {
-    const accessId = await this.guard(() => this.redis.hget(this.keys.accessIdsById, id));
+    const [accessId] = await this.guard(() => this.accessIdsOf([id]));
     if (!accessId) return { outcome: 'account_not_found', account: null };
     const key = this.keys.account(accessId);
     for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {

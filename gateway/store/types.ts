@@ -194,6 +194,8 @@ export interface CredentialStore {
   findServiceAccountByAccessId(accessId: string): Promise<ServiceAccountRecord | null>;
   /** Deletes the account: its Access ID fails at once on every instance; its index entries go right after. */
   deleteServiceAccount(id: string): Promise<boolean>;
+  /** Deletes the account behind a full Access ID, found without any index; its id, or null when none. */
+  deleteServiceAccountByAccessId(accessId: string): Promise<string | null>;
   /** One read-only round trip: the account behind an Access ID, and whether the nonce was used. Writes nothing. */
   serviceAccountForRequest(accessId: string, nonce: string): Promise<SignedRequestState>;
   /**

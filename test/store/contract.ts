@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
+import { serviceAccountIdFor } from '../../gateway/store/account-ids.js';
 import type { ClientRecord, CredentialStore, Page, PageRequest, ServiceAccountRecord } from '../../gateway/store/types.js';
 import { until } from '../helpers/poll.js';
 import { rateLimitContract } from './contract-rate-limit.js';
@@ -242,6 +243,27 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     t.same(await store.listServiceAccounts({ limit: 10 }), { items: [b], nextCursor: null });
     t.same(await store.serviceAccountForRequest(a.accessId, 'n1'), { account: null, nonceUsed: false }, 'a deleted account is unknown at once');
     t.equal(await store.createServiceAccount(serviceAccountRecord({ accessId: a.accessId })), true, 'a deleted Access ID leaves no index behind');
+  });
+
+  t.test('service accounts: delete by Access ID; an id in the slot of its Access ID works like any other', async (t) => {
+    const store = await factory(t);
+    const plain = serviceAccountRecord();
+    const accessId = randomUUID();
+    const aligned = serviceAccountRecord({ accessId, id: serviceAccountIdFor(accessId) });
+    for (const account of [plain, aligned]) t.equal(await store.createServiceAccount(account), true);
+    t.same(await store.getServiceAccount(aligned.id), aligned);
+    t.equal(await store.createServiceAccount(serviceAccountRecord({ id: aligned.id })), false, 'an existing id is refused');
+    t.equal(await store.createServiceAccount(serviceAccountRecord({ accessId: aligned.accessId })), false, 'an existing Access ID is refused');
+    t.equal(await store.deleteServiceAccountByAccessId(aligned.accessId), aligned.id, 'the deleted account\'s id is returned');
+    t.equal(await store.deleteServiceAccountByAccessId(aligned.accessId), null, 'once');
+    t.equal(await store.getServiceAccount(aligned.id), null);
+    t.same(await store.serviceAccountForRequest(aligned.accessId, 'n'), { account: null, nonceUsed: false }, 'its Access ID is unknown at once');
+    t.same((await store.listServiceAccounts({ limit: 10 })).items, [plain]);
+    t.equal(await store.deleteServiceAccountByAccessId(randomUUID()), null, 'an unknown Access ID deletes nothing');
+    t.equal(await store.deleteServiceAccountByAccessId(plain.accessId), plain.id);
+    t.same(await store.listServiceAccounts({ limit: 10 }), { items: [], nextCursor: null });
+    t.equal(await store.createServiceAccount(aligned), true, 'the id and Access ID can be created again: nothing was left behind');
+    t.same(await store.getServiceAccount(aligned.id), aligned);
   });
 
   t.test('service accounts: expires_at is kept and read back everywhere', async (t) => {
