@@ -19,6 +19,7 @@ import { PolicySchema } from './schemas/operations.js';
 import { described } from './schemas/schema-helpers.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerSigningKeyRoutes } from './signing-keys-routes.js';
+import { registerStoreRoutes } from './store-routes.js';
 import { registerDashboard } from '../dashboard/dashboard-app.js';
 
 export interface AdminDependencies {
@@ -77,6 +78,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     registerClientRoutes(api, deps.store, deps.hasher);
     registerServiceAccountRoutes(api, deps.store);
     registerSigningKeyRoutes(api, deps.keys);
+    registerStoreRoutes(api, deps.store);
 
     const policySchema = { summary: 'The active policy routes.', tags: ['Operations'], security: ADMIN_SECURITY, response: { 200: described(PolicySchema, 'The routes.'), ...adminErrors() } };
     api.get('/admin/v1/policy', { schema: policySchema }, async () => ({

@@ -13,7 +13,7 @@ import type { CredentialStore, ServiceAccountRecord } from '../store/types.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { pageRequest } from './paging.js';
 import { adminErrors, usual } from './schemas/error-body.js';
-import { ServiceAccountListQuerySchema } from './schemas/paging.js';
+import { ServiceAccountAccessIdQuerySchema, ServiceAccountListQuerySchema } from './schemas/paging.js';
 import { described } from './schemas/schema-helpers.js';
 import {
   CreatedServiceAccountSchema,
@@ -183,6 +183,29 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
     async (request, reply) => {
       if (!(await store.deleteServiceAccount(request.params.id))) throw new GatewayError('not_found', NOT_FOUND);
       audit(request.log, 'credential.deleted', { kind: 'service_account', service_account_id: request.params.id, by: actorOf(request) });
+      return reply.code(204).send(null);
+    },
+  );
+
+  // By the Access ID a caller sends: the record itself names the account, so this works whatever
+  // happened to the list index and the id lookup (a failover, an unfinished create).
+  app.delete(
+    '/admin/v1/service-accounts',
+    {
+      schema: {
+        summary: 'Delete the service account behind a full Access ID: every later request with it gets 401, on every instance.',
+        description: 'Finds the account by its record alone, without the list index or the id lookup, so an account that is not listed can still be removed. The answer does not echo the Access ID. Audited as credential.deleted.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        querystring: ServiceAccountAccessIdQuerySchema,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...adminErrors({ 400: usual(400), 404: 'not_found: no service account has that Access ID.' }) },
+      },
+    },
+    async (request, reply) => {
+      const { access_id: accessId } = request.query;
+      const id = await store.deleteServiceAccountByAccessId(accessId);
+      if (id === null) throw new GatewayError('not_found', 'No service account has that Access ID.');
+      audit(request.log, 'credential.deleted', { kind: 'service_account', service_account_id: id, access_id: maskAccessId(accessId), by: actorOf(request) });
       return reply.code(204).send(null);
     },
   );

@@ -54,6 +54,7 @@ export const GROUPS: Record<string, string> = {
   clients: 'OAuth clients of the public API.',
   keys: 'The signing keys of the tokens the gateway issues.',
   'service-accounts': 'Service accounts of the banking API.',
+  store: 'The credential store: repair its list indexes.',
 };
 
 /** Groups inside a group (`gatewayctl service-accounts keys add`), keyed by their whole path. */

@@ -10,6 +10,7 @@ export type AuditEvent =
   | 'credential.retired'
   | 'credential.key_added'
   | 'credential.key_removed'
+  | 'store.repaired'
   | 'admin.sign_in'
   | 'admin.sign_in_failed'
   | 'admin.sign_out'

@@ -12,6 +12,7 @@ import { guardStore } from '../store/guarded-store.js';
 import { startStore } from '../store/open-store.js';
 import type { CredentialStore } from '../store/types.js';
 import { Readiness } from './readiness.js';
+import { repairWhenUp } from './startup-repair.js';
 import { reportStoreTransitions } from './store-transitions.js';
 
 export interface StoreRuntimeOptions {
@@ -54,10 +55,13 @@ export async function openStoreRuntime(settings: Settings, options: StoreRuntime
     },
   });
   reportStoreTransitions(breaker, log, metrics);
+  // Only on a store of its own: a store handed in (tests) is checked by whoever made it.
+  const stopRepair = options.store ? () => {} : repairWhenUp(breaker, opened.store, log);
   const store = guardStore(opened.store, breaker, metrics.stages.store);
   const hasher = ClientSecretHasher.create(store, settings, log);
   const keys = SigningKeys.create(store, settings, { log });
   const close = async () => {
+    stopRepair();
     readiness.close();
     breaker.close();
     hasher.close();

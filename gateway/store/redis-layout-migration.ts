@@ -69,7 +69,7 @@ export class OldLayoutOnClusterError extends Error {
 }
 
 /** Escapes a key prefix for SCAN MATCH. */
-function globEscape(text: string): string {
+export function globEscape(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 

@@ -19,6 +19,8 @@ import { rolledClient } from './client-secret-roll.js';
 import { frozenAccount } from './frozen-records.js';
 import { addingKey, removingKey } from './service-account-keys.js';
 import { sharesSlot } from './account-ids.js';
+import { accessIdsOf } from './account-pointers.js';
+import { repairIndexes } from './index-repair.js';
 import { createListed, DELETE_IF_EQUALS, DELETE_RECORD, type Claim } from './listed-create.js';
 import {
   StoreUnavailableError,
@@ -34,6 +36,8 @@ import {
   type ServiceAccountUse,
   type SignedRequestState,
   type PersistenceReport,
+  type RepairOptions,
+  type RepairReport,
   type KeyAddOutcome,
   type KeyChange,
   type KeyRemoveOutcome,
@@ -74,6 +78,8 @@ export class RedisCredentialStore implements CredentialStore {
   private legacyRevocationsUntil = 0;
   /** What the layout check moved, once it ran. */
   migration: MigrationResult | undefined;
+  /** Set by close(): a repair in progress stops at its next batch. */
+  private closed = false;
 
   /** @param connection a REDIS_URL, or the settings naming a Cluster or Sentinel topology. */
   constructor(connection: string | RedisClientSettings, private readonly prefix: string, options: { commandTimeoutMs?: number | undefined } = {}) {
@@ -157,8 +163,14 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.watcher.close();
     this.redis.disconnect();
+  }
+
+  /** Reconciles the list indexes and id pointers with the records (index-repair.ts); stops when the store closes. */
+  async repairIndexes(options?: RepairOptions): Promise<RepairReport> {
+    return this.guard(() => repairIndexes(this.redis, this.keys, options, () => this.closed));
   }
 
   async createClient(client: ClientRecord): Promise<boolean> {
@@ -250,15 +262,9 @@ export class RedisCredentialStore implements CredentialStore {
     return this.guard(() => createListed(this.redis, this.keys.accountIndex, id, steps));
   }
 
-  /** The Access IDs behind ids (null: none): their pointers, else the id map of older accounts. */
-  private async accessIdsOf(ids: string[]): Promise<(string | null)[]> {
-    if (ids.length === 0) return [];
-    const pointers = (await this.mgetGroups(ids.map((id) => [this.keys.accountPointer(id)]))).map(([accessId]) => accessId ?? null);
-    const missing = ids.filter((_id, i) => pointers[i] === null);
-    if (missing.length === 0) return pointers;
-    const legacy = await this.redis.hmget(this.keys.accessIdsById, ...missing);
-    let next = 0;
-    return pointers.map((accessId) => accessId ?? legacy[next++] ?? null);
+  /** The Access IDs behind ids (null: none), found without the list index (account-pointers.ts). */
+  private accessIdsOf(ids: string[]): Promise<(string | null)[]> {
+    return accessIdsOf(this.redis, this.keys, ids);
   }
 
   private async loadByAccessIds(accessIds: string[]): Promise<(ServiceAccountRecord | null)[]> {

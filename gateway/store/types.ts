@@ -237,6 +237,27 @@ export interface CredentialStore {
   // Durability (Redis only; the embedded store snapshots every change to its file)
   /** How the server persists writes: CONFIG GET, else INFO persistence, else unknown. */
   persistence?(): Promise<PersistenceReport>;
+  /**
+   * Redis only (the embedded store keeps no separate index): reconciles the list indexes and the id
+   * pointers with the records (index-repair.ts). Idempotent, safe while other instances run it too.
+   */
+  repairIndexes?(options?: RepairOptions): Promise<RepairReport>;
+}
+
+export interface RepairOptions {
+  /** How long an index entry without a record must stay so before it is removed (a create in flight writes its record by then). */
+  settleMs?: number;
+  /** Keys per SCAN call, ids per index read. */
+  batchSize?: number;
+}
+
+/** What a repair found and changed. */
+export interface RepairReport {
+  clients: { records: number; listed: number; indexAdded: number; indexRemoved: number };
+  serviceAccounts: { records: number; listed: number; indexAdded: number; indexRemoved: number; pointersAdded: number; pointersRemoved: number };
+  /** Servers scanned: every master of a Cluster, else the one server. */
+  nodesScanned: number;
+  durationMs: number;
 }
 
 /** What a Redis server says about its persistence; undefined where it would not say. */

@@ -97,7 +97,7 @@ t.test('every admin API route is documented with its schemas, under the admin se
     if (status === '204') t.notOk(answer.content, `${name}: 204 has no body`);
     else t.ok(answer.content?.['application/json']?.schema.type, `${name}: ${status} has a schema`);
     // Key rotation and retirement take no body: the path says it all.
-    if (method === 'post' && path.startsWith('/admin/v1/') && !/\/(rotate|retire)$/.test(path)) {
+    if (method === 'post' && path.startsWith('/admin/v1/') && !/\/(rotate|retire|repair)$/.test(path)) {
       const body = operation.requestBody?.content['application/json']?.schema;
       t.ok(body?.properties, `${name}: documents its body`);
       t.equal(body?.additionalProperties, false, `${name}: refuses unknown fields`);

@@ -43,6 +43,18 @@ export const ServiceAccountListQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** DELETE /admin/v1/service-accounts?access_id=...: the account to delete, by its full Access ID. */
+export const ServiceAccountAccessIdQuerySchema = Type.Object(
+  {
+    access_id: Type.String({
+      pattern: UUID_PATTERN,
+      description: 'The full Access ID of the account to delete, as a caller sends it in x-access-id.',
+      ...messages({ pattern: 'must be a full Access ID (a UUID)' }),
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export type PageQuery = Static<typeof PageQuerySchema>;
 
 export const NextCursorSchema = Nullable(Type.String({ description: 'The cursor of the next page; null on the last page.' }));

@@ -8,5 +8,6 @@ import { keygenCommand } from './keygen.js';
 import { requestCommand } from './request.js';
 import { serviceAccountCommands } from './service-accounts.js';
 import { signingKeyCommands } from './signing-keys.js';
+import { storeCommands } from './store.js';
 
-export const COMMANDS: Command[] = [...clientCommands, ...signingKeyCommands, ...serviceAccountCommands, keygenCommand, requestCommand, explainCommand, hashPasswordCommand];
+export const COMMANDS: Command[] = [...clientCommands, ...signingKeyCommands, ...serviceAccountCommands, ...storeCommands, keygenCommand, requestCommand, explainCommand, hashPasswordCommand];

@@ -1,4 +1,4 @@
-// gatewayctl service-accounts create|list|show|delete, and keys add|remove (key rotation). The Access ID is printed in full only by
+// gatewayctl service-accounts create|list|find|show|delete, and keys add|remove (key rotation). The Access ID is printed in full only by
 // create; descriptions are printed escaped so stored text can never drive the terminal.
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { CliError, usageError } from '../cli-error.js';
@@ -125,11 +125,21 @@ export const serviceAccountCommands: Command[] = [
     group: 'service-accounts',
     name: 'delete',
     summary: 'Delete a service account; its Access ID is refused at once on every gateway instance.',
-    usage: 'gatewayctl service-accounts delete ID',
-    options: { ...ADMIN_OPTIONS },
-    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
+    usage: 'gatewayctl service-accounts delete (ID | --access-id ACCESS_ID)',
+    options: {
+      'access-id': { type: 'string', value: 'ACCESS_ID', description: 'delete the account behind this full Access ID instead of an id; works for an account no list shows' },
+      ...ADMIN_OPTIONS,
+    },
+    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)', optional: true }],
     async run(values, [id]) {
-      if (!id) throw usageError('ID is required');
+      const accessId = values['access-id'];
+      if (typeof accessId === 'string') {
+        if (id) throw usageError('give an ID or --access-id, not both');
+        await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts?access_id=${encodeURIComponent(accessId)}`);
+        console.log('Deleted the service account behind that Access ID.');
+        return;
+      }
+      if (!id) throw usageError('ID (or --access-id) is required');
       await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
       console.log(`Deleted service account ${id}.`);
     },
