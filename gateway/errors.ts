@@ -85,6 +85,8 @@ export const ERRORS = {
 
   // Dependencies
   server_busy: { status: 503, message: 'The gateway is busy; retry shortly.', action: 'Retry after the Retry-After seconds, with backoff.' },
+  change_not_confirmed: { status: 503, message: 'The change was not confirmed on a Redis replica in time: it may or may not have been applied. Repeating the same request is safe.', action: 'Repeat the request: an admin change ends in the same state however often it is applied (deleting or revoking twice is deleting or revoking once). If it lasts, operators should check that every Redis master has GATEWAY_REDIS_ACK_REPLICAS replicas connected and in sync.' },
+  signature_predates_failover: { status: 503, message: 'The credential store moved to a new Redis master that may not know every nonce used before the move: a signature created before it is refused for now; the request was not forwarded.', action: 'Sign the request again (with a new nonce, as always) and send it after the Retry-After seconds; signatures created after the move plus the allowed clock skew pass.' },
   store_unavailable: { status: 503, message: 'The credential store cannot be reached; the request was not forwarded.', action: 'Retry with backoff; if it lasts, operators should check Redis (the request was not forwarded).' },
   upstream_unavailable: { status: 502, message: 'The upstream could not be reached.', action: 'Retry with backoff only if the request is idempotent; operators should check the upstream.' },
   upstream_timeout: { status: 504, message: 'The upstream did not answer in time.', action: 'Retry with backoff only if the request is idempotent (the upstream may have acted on it).' },

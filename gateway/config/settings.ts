@@ -20,6 +20,9 @@ export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 /** gateway: failed client authentication is auth_error, as the seed answered; rfc6749: invalid_client. */
 export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
 export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
+/** fence: refuse signatures created before a detected failover; wait: WAIT for a replica per signed request; off. */
+export const NONCE_FAILOVER_GUARDS = ['fence', 'wait', 'off'] as const;
+export type NonceFailoverGuard = (typeof NONCE_FAILOVER_GUARDS)[number];
 
 export interface Settings extends RedisConnectionSettings {
   readonly environment: 'development' | 'production';
@@ -38,6 +41,12 @@ export interface Settings extends RedisConnectionSettings {
   readonly redisCommandTimeoutMs: number;
   /** Refuse readiness (and in production the start) unless Redis persists every write (AOF). */
   readonly requireRedisPersistence: boolean;
+  /** Replicas that must hold a security-relevant change (a deletion, revocation...) before it is answered done; 0: none. */
+  readonly redisAckReplicas: number;
+  /** Longest wait for those replicas (Redis WAIT); fewer in time: 503 change_not_confirmed. */
+  readonly redisAckTimeoutMs: number;
+  /** How a used nonce survives a failover: fence (refuse older signatures), wait (a replica per request) or off. */
+  readonly redisNonceFailover: NonceFailoverGuard;
   /** Where the embedded store keeps its snapshot; unset keeps it in memory only. */
   readonly embeddedStorePath: string | undefined;
   /** Unset only in development, where main.ts generates one into dataDir. */
@@ -166,6 +175,23 @@ function workerCount(yaml: Raw, env: NodeJS.ProcessEnv, sharedStore: boolean): n
     throw new SettingsError(name, `${count} workers cannot share the embedded store (it lives in one process): set REDIS_URL, or GATEWAY_WORKERS=1`);
   }
   return count;
+}
+
+/**
+ * What a change and a used nonce must reach before they count. A Sentinel or Cluster master has
+ * replicas one of which may be promoted, so by default a change waits for one of them; a single
+ * server (REDIS_URL) is its own last copy: nothing to wait for (WAIT would return at once), and
+ * its durability is its AOF's.
+ */
+function redisReplication(yaml: Raw, env: NodeJS.ProcessEnv, redis: RedisConnectionSettings) {
+  const replicated = redis.redisClusterNodes.length > 0 || redis.redisSentinels.length > 0;
+  const redisAckReplicas = int('redisAckReplicas', yaml, env, replicated ? 1 : 0, 0, 16);
+  const redisNonceFailover = oneOf('redisNonceFailover', yaml, env, NONCE_FAILOVER_GUARDS, replicated ? 'fence' : 'off');
+  if (redisNonceFailover === 'wait' && redisAckReplicas === 0) {
+    throw new SettingsError(lookup('redisNonceFailover', yaml, env)[1], `wait needs ${SOURCES.redisAckReplicas[1]} of at least 1 (the replicas each used nonce waits for)`);
+  }
+  // 500 ms: hundreds of replica round trips; a replica that is further behind than that is lagging.
+  return { redisAckReplicas, redisAckTimeoutMs: int('redisAckTimeoutMs', yaml, env, 500, 10, 10_000), redisNonceFailover };
 }
 
 /** Cluster or Sentinel topology, credentials and TLS (redis-settings.ts), reported as SettingsError. */
@@ -307,6 +333,7 @@ export function settingsFrom(yaml: Raw, env: NodeJS.ProcessEnv = {}, cwd = proce
     redisCommandTimeoutMs: int('redisCommandTimeoutMs', yaml, env, 250, 10, 10_000),
     // A Redis that forgets writes on restart forgets deletions too: production insists by default.
     requireRedisPersistence: bool('requireRedisPersistence', yaml, env, environment === 'production'),
+    ...redisReplication(yaml, env, redis),
     ...redis,
     embeddedStorePath: sharedStore ? undefined : resolve(dataDir, str('embeddedStorePath', yaml, env, 'embedded-store.json')!),
     adminToken,

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { audit } from '../http/audit.js';
-import { sendError, toGatewayError } from '../http/error-reply.js';
+import { loggedAsFailure, sendError, toGatewayError } from '../http/error-reply.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { anyContains } from '../net/cidr.js';
 import { peerAddressOf } from '../net/client-ip.js';
@@ -44,7 +44,7 @@ function decisionHeaders(context: RequestContext, request: FastifyRequest, conve
 
 function refuse(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
   const error = toGatewayError(thrown);
-  if (error.status >= 500 && error.code !== 'store_unavailable') request.log.error({ err: thrown, code: error.code }, 'decision failed');
+  if (loggedAsFailure(error)) request.log.error({ err: thrown, code: error.code }, 'decision failed');
   // The code and request id in headers too: nginx keeps the status and headers of a refusal, not its body.
   reply.header('x-gateway-error', error.code).header('x-request-id', String(request.id));
   const allowed = reply.routeOptions.config.convention?.refusalStatuses;

@@ -2,6 +2,8 @@
 // request_id everywhere; OAuth endpoints add error_description (RFC 6749 section 5.2).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
+import { SignaturePredatesFailoverError } from '../store/failover-fence.js';
+import { ChangeNotConfirmedError } from '../store/replica-ack.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { closeAfterResponse } from './lingering-close.js';
 
@@ -22,6 +24,12 @@ const OAUTH_400_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['invalid_req
 export function toGatewayError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;
   if (error instanceof StoreUnavailableError) return new GatewayError('store_unavailable', undefined, { cause: error });
+  if (error instanceof ChangeNotConfirmedError) {
+    // A signed request whose nonce the replicas did not confirm was not forwarded; an admin change may have been applied.
+    const message = error.subject === 'nonce' ? 'The nonce of this signed request was not confirmed on a Redis replica in time; the request was not forwarded: sign it again and retry.' : undefined;
+    return new GatewayError('change_not_confirmed', message, { cause: error, headers: { 'retry-after': '1' } });
+  }
+  if (error instanceof SignaturePredatesFailoverError) return new GatewayError('signature_predates_failover', undefined, { cause: error, headers: { 'retry-after': String(error.retryAfterSeconds) } });
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError('body_too_large');
   if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
@@ -52,12 +60,19 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   return reply.code(status).headers(error.headers).send(body);
 }
 
+/**
+ * Whether a failure is logged with its stack: a 5xx other than the store's outage (logged once, when
+ * it begins and ends: gateway/ops/store-transitions.ts) and the refusals after a failover (many
+ * requests for a few seconds; the request's own completion line still shows its 503).
+ */
+export function loggedAsFailure(error: GatewayError): boolean {
+  return error.status >= 500 && error.code !== 'store_unavailable' && error.code !== 'signature_predates_failover';
+}
+
 export function installErrorReplies(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
     const gatewayError = toGatewayError(error);
-    // A store outage is logged once, when it begins and ends (gateway/ops/store-transitions.ts), not
-    // with a stack per refused request; the request's own completion line still shows its 503.
-    if (gatewayError.status >= 500 && gatewayError.code !== 'store_unavailable') request.log.error({ err: error, code: gatewayError.code }, 'request failed');
+    if (loggedAsFailure(gatewayError)) request.log.error({ err: error, code: gatewayError.code }, 'request failed');
     return sendError(request, reply, gatewayError);
   });
   app.setNotFoundHandler((request, reply) => sendError(request, reply, new GatewayError('route_not_found')));

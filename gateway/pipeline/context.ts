@@ -24,6 +24,8 @@ export type Principal = ClientPrincipal | ServiceAccountPrincipal;
 export interface VerifiedSignedRequest {
   readonly accessId: string;
   readonly nonce: string;
+  /** The signature's created (epoch seconds): a store that may have lost nonces in a failover refuses older ones. */
+  readonly created: number;
   readonly claimedDigests: ClaimedDigests | undefined;
   /** The version of the account record it was verified with; the nonce is consumed only while the store holds that one. */
   readonly version: string;

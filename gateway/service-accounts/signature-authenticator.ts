@@ -125,7 +125,7 @@ export class SignatureAuthenticator implements Authenticator {
     if (found.nonceUsed) throw new GatewayError('nonce_replayed');
 
     if (found !== cached) this.accounts.set(accessId, { account: found.account, version: found.version });
-    context.signed = { accessId, nonce, claimedDigests, version: found.version };
+    context.signed = { accessId, nonce, created: signature.params.created!, claimedDigests, version: found.version };
     return { kind: 'service-account', account: found.account };
   }
 
@@ -141,7 +141,7 @@ export class SignatureAuthenticator implements Authenticator {
   private async consumeAndReadBody(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void> {
     const signed = context.signed;
     if (!signed) throw new GatewayError('internal_error', 'admit ran before the signature was verified');
-    const consumed = await this.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds), signed.version);
+    const consumed = await this.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds), signed.version, signed.created);
     if (consumed === 'account_changed' || consumed === 'account_gone') this.accounts.delete(signed.accessId);
     // Authenticated and authorized with a record that is no longer the stored one: checked again.
     if (consumed === 'account_changed') throw new CredentialChangedError();

@@ -6,7 +6,7 @@ import type { CredentialStore } from './types.js';
 
 /** The topology settings may be left out (a bare REDIS_URL): tests and tools pass only what they use. */
 type StoreSettings = Pick<Settings, 'redisUrl' | 'redisKeyPrefix' | 'embeddedStorePath'> &
-  Partial<Pick<Settings, 'redisCommandTimeoutMs' | keyof RedisConnectionSettings>>;
+  Partial<Pick<Settings, 'redisCommandTimeoutMs' | 'redisAckReplicas' | 'redisAckTimeoutMs' | 'redisNonceFailover' | keyof RedisConnectionSettings>>;
 
 /**
  * Opens the store the settings name: Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS),
@@ -32,6 +32,10 @@ export async function openStore(settings: StoreSettings): Promise<CredentialStor
 export function startStore(settings: StoreSettings): { store: CredentialStore; connecting: Promise<void> } {
   const topology = { ...settings, redisClusterNodes: settings.redisClusterNodes ?? [], redisSentinels: settings.redisSentinels ?? [] };
   if (!usesRedis(topology)) return { store: new EmbeddedCredentialStore(settings.embeddedStorePath), connecting: Promise.resolve() };
-  const store = new RedisCredentialStore(topology, settings.redisKeyPrefix, { commandTimeoutMs: settings.redisCommandTimeoutMs });
+  const store = new RedisCredentialStore(topology, settings.redisKeyPrefix, {
+    commandTimeoutMs: settings.redisCommandTimeoutMs,
+    replicaAck: settings.redisAckReplicas === undefined ? undefined : { replicas: settings.redisAckReplicas, timeoutMs: settings.redisAckTimeoutMs ?? 500 },
+    nonceFailover: settings.redisNonceFailover,
+  });
   return { store, connecting: store.connect() };
 }

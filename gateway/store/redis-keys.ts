@@ -21,6 +21,8 @@
 //   <p>fail:{fail}:<key>                   failure counters (one tag: a reservation is atomic over its keys)
 //   <p>meta:<name>, <p>session:<id>        single-key values, hashed over the whole key
 //   <p>signing-key-retired:<kid>           a retired JWT signing key, expires with its last token
+//   <p>failover-fences                     hash: promoted master's replication id -> when a gateway first
+//                                          met it (failover-fence.ts)
 //   <p>layout:version                      '2' once the store is in this layout
 export type CredentialKind = 'client' | 'sa';
 
@@ -102,6 +104,11 @@ export class RedisKeys {
   /** Read with every Bearer request (bearerState); its own slot, hashed over the whole key. */
   retiredSigningKey(kid: string): string {
     return `${this.prefix}signing-key-retired:${kid}`;
+  }
+
+  /** When each promoted master was first met (failover-fence.ts); hashed over the whole key. */
+  get failoverFences(): string {
+    return `${this.prefix}failover-fences`;
   }
 
   session(id: string): string {

@@ -5,12 +5,24 @@
 // JSON; empty: any). Runs only once the signature has verified; the nonce is consumed only while
 // the account still exists and, when a version is given, is still that record. Returns 1 fresh,
 // 0 already used, -1 account gone, -2 record changed (nothing consumed).
-export const CONSUME_NONCE = `
-local record = redis.call('GET', KEYS[1])
-if record == false then return -1 end
-if ARGV[2] ~= '' and redis.sha1hex(record) ~= ARGV[2] then return -2 end
-if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 1 end
-return 0`;
+const CONSUME = `
+local function consume()
+  local record = redis.call('GET', KEYS[1])
+  if record == false then return -1 end
+  if ARGV[2] ~= '' and redis.sha1hex(record) ~= ARGV[2] then return -2 end
+  if redis.call('SET', KEYS[2], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 1 end
+  return 0
+end`;
+
+export const CONSUME_NONCE = `${CONSUME}
+return consume()`;
+
+// As CONSUME_NONCE, and the master that ran it: {result, master_replid, master_replid2}
+// (failover-fence.ts). INFO replication costs the server a few microseconds.
+export const CONSUME_NONCE_NAMING_MASTER = `${CONSUME}
+local result = consume()
+local info = redis.call('INFO', 'replication')
+return {result, string.match(info, 'master_replid:(%x+)') or '', string.match(info, 'master_replid2:(%x+)') or ''}`;
 
 // KEYS: account record, its usage. ARGV: usage JSON. Skips deleted accounts.
 export const RECORD_USE = `

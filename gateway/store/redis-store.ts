@@ -6,7 +6,8 @@
 // index entry whose record is gone. A service account is found by its id through a pointer key in
 // its record's slot (account-ids.ts), never through an index.
 import { createHash } from 'node:crypto';
-import { Cluster, type Result } from 'ioredis';
+import { Cluster, type ChainableCommander, type Result } from 'ioredis';
+import type { NonceFailoverGuard } from '../config/settings.js';
 import { decodeCursor, pageOf } from './page-cursor.js';
 import { RedisChannelWatcher } from './redis-channel-watcher.js';
 import { connectWithinLimit, createRedisClient, subscriberFactory, type RedisClient, type RedisClientSettings } from './redis-connection.js';
@@ -14,10 +15,12 @@ import { RedisKeys } from './redis-keys.js';
 import { migrateLayout, OldLayoutOnClusterError, type MigrationResult } from './redis-layout-migration.js';
 import { readPersistence } from './redis-persistence.js';
 import { rateLimitKey, takeRateLimit } from './redis-rate-limit.js';
-import { COMPARE_AND_SET, CONSUME_NONCE, RECORD_USE, RELEASE_ATTEMPT, REPLACE_IF_UNCHANGED, RESERVE_ATTEMPT } from './redis-scripts.js';
+import { COMPARE_AND_SET, CONSUME_NONCE, CONSUME_NONCE_NAMING_MASTER, RECORD_USE, RELEASE_ATTEMPT, REPLACE_IF_UNCHANGED, RESERVE_ATTEMPT } from './redis-scripts.js';
 import { rolledClient } from './client-secret-roll.js';
 import { frozenAccount } from './frozen-records.js';
 import { addingKey, removingKey } from './service-account-keys.js';
+import { ChangeNotConfirmedError, ReplicaAck, type ReplicaAckSettings } from './replica-ack.js';
+import { FailoverFence, KEPT_FENCES, masterIdentityOf, RECORD_FENCE, SignaturePredatesFailoverError } from './failover-fence.js';
 import { sharesSlot } from './account-ids.js';
 import { accessIdsOf } from './account-pointers.js';
 import { repairIndexes } from './index-repair.js';
@@ -49,6 +52,8 @@ import type { RateLimitDecision } from './gcra.js';
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number, version: string): Result<number, Context>;
+    /** As consumeNonce, with the master_replid and master_replid2 of the master that ran it. */
+    consumeNonceNamingMaster(accountKey: string, nonceKey: string, ttlSeconds: number, version: string): Result<[number, string, string], Context>;
     recordUse(accountKey: string, usageKey: string, usage: string): Result<number, Context>;
     /** numberOfKeys, the failure counters, then the window and each counter's max. */
     reserveFailureAttempt(...keysAndArgs: (string | number)[]): Result<[number, number], Context>;
@@ -62,6 +67,17 @@ type StoredServiceAccount = Omit<ServiceAccountRecord, 'lastUsedAt' | 'lastUsedI
 const MAX_REPLACE_ATTEMPTS = 20;
 
 const LAYOUT_UNCHECKED = new Error('the key layout of the store is not checked yet');
+
+export interface RedisStoreOptions {
+  commandTimeoutMs?: number | undefined;
+  /** Replicas a security-relevant change must reach before it is answered (replica-ack.ts); default none. */
+  replicaAck?: ReplicaAckSettings | undefined;
+  /** How a used nonce survives a failover (failover-fence.ts, or WAIT per request); default off. */
+  nonceFailover?: NonceFailoverGuard | undefined;
+}
+
+/** Errors that are answers, not outages: guard() passes them on as they are (and the breaker does not count them). */
+const ANSWERS = [ChangeNotConfirmedError, SignaturePredatesFailoverError];
 
 export class RedisCredentialStore implements CredentialStore {
   readonly kind = 'redis' as const;
@@ -80,13 +96,26 @@ export class RedisCredentialStore implements CredentialStore {
   migration: MigrationResult | undefined;
   /** Set by close(): a repair in progress stops at its next batch. */
   private closed = false;
+  /** Confirms changes on replicas (a no-op with 0 replicas required), on its own connection then. */
+  private readonly replicaAck: ReplicaAck;
+  private readonly confirmingClient: RedisClient | undefined;
+  private readonly nonceFailover: NonceFailoverGuard;
+  private readonly fence: FailoverFence;
 
   /** @param connection a REDIS_URL, or the settings naming a Cluster or Sentinel topology. */
-  constructor(connection: string | RedisClientSettings, private readonly prefix: string, options: { commandTimeoutMs?: number | undefined } = {}) {
+  constructor(connection: string | RedisClientSettings, private readonly prefix: string, options: RedisStoreOptions = {}) {
     const settings: RedisClientSettings = typeof connection === 'string' ? { redisUrl: connection } : connection;
     const clientSettings = { ...settings, redisCommandTimeoutMs: options.commandTimeoutMs ?? settings.redisCommandTimeoutMs };
     this.redis = createRedisClient(clientSettings);
     this.keys = new RedisKeys(prefix);
+    const replicaAck = options.replicaAck ?? { replicas: 0, timeoutMs: 0 };
+    this.confirmingClient = replicaAck.replicas > 0 ? duplicateClient(this.redis) : undefined;
+    this.confirmingClient?.on('error', () => {});
+    this.confirmingClient?.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE });
+    this.replicaAck = new ReplicaAck(this.confirmingClient ?? this.redis, replicaAck, clientSettings.redisCommandTimeoutMs ?? 500);
+    this.nonceFailover = options.nonceFailover ?? 'off';
+    if (this.nonceFailover === 'wait' && this.replicaAck.settings.replicas === 0) throw new Error('nonceFailover wait needs at least one replica to wait for');
+    this.fence = new FailoverFence((replid, nowMs) => this.guard(async () => Number(await this.redis.eval(RECORD_FENCE, 1, this.keys.failoverFences, replid, nowMs, KEPT_FENCES))));
     this.watcher = new RedisChannelWatcher(subscriberFactory(this.redis, clientSettings));
     // Connection errors surface as failed commands (503); the event itself needs no handler noise.
     this.redis.on('error', () => {});
@@ -98,6 +127,7 @@ export class RedisCredentialStore implements CredentialStore {
     });
     // Hot-path scripts run by SHA (EVALSHA), not by sending their text on every request.
     this.redis.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE });
+    this.redis.defineCommand('consumeNonceNamingMaster', { numberOfKeys: 2, lua: CONSUME_NONCE_NAMING_MASTER });
     this.redis.defineCommand('recordUse', { numberOfKeys: 2, lua: RECORD_USE });
     // Failure counters: a variable number of keys, so the key count is the first argument.
     this.redis.defineCommand('reserveFailureAttempt', { lua: RESERVE_ATTEMPT });
@@ -136,8 +166,14 @@ export class RedisCredentialStore implements CredentialStore {
     try {
       return await operation();
     } catch (error) {
+      if (ANSWERS.some((answer) => error instanceof answer)) throw error;
       throw new StoreUnavailableError(error);
     }
+  }
+
+  /** A write answered only once the replicas the settings require hold it (replica-ack.ts): the commands `write` adds, in the slot of slotKey. */
+  private confirmed<T>(slotKey: string, write: (pipeline: ChainableCommander) => ChainableCommander): Promise<T> {
+    return this.guard(() => this.replicaAck.write<T>(slotKey, write));
   }
 
   /** Reads groups of keys, each group within one slot: one MGET on a single server, one per group (at once) on a Cluster. */
@@ -166,6 +202,7 @@ export class RedisCredentialStore implements CredentialStore {
     this.closed = true;
     this.watcher.close();
     this.redis.disconnect();
+    this.confirmingClient?.disconnect();
   }
 
   /** Reconciles the list indexes and id pointers with the records (index-repair.ts); stops when the store closes. */
@@ -193,7 +230,9 @@ export class RedisCredentialStore implements CredentialStore {
 
   async deleteClient(clientId: string): Promise<boolean> {
     // The record first: its tokens fail from this moment. Its revocation marks expire on their own.
-    const deleted = await this.guard(() => this.redis.del(this.keys.client(clientId)));
+    // Answered once the replicas have it too (also when it was already gone: an earlier attempt's).
+    const key = this.keys.client(clientId);
+    const deleted = await this.confirmed<number>(key, (pipeline) => pipeline.del(key));
     await this.guard(() => this.redis.zrem(this.keys.clientIndex, clientId));
     return deleted === 1;
   }
@@ -206,7 +245,7 @@ export class RedisCredentialStore implements CredentialStore {
       const raw = await this.guard(() => this.redis.get(key));
       if (raw === null) return null;
       const rolled = rolledClient(JSON.parse(raw) as ClientRecord, secretHash, graceSeconds, Date.now());
-      const replaced = await this.guard(() => this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(rolled)));
+      const replaced = await this.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(rolled)));
       if (replaced === 1) return rolled;
       if (replaced === -1) return null;
     }
@@ -216,7 +255,8 @@ export class RedisCredentialStore implements CredentialStore {
   async revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     // A token past its exp fails verification anyway; keep the mark a little longer for clock skew.
     const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
-    await this.guard(() => this.redis.set(this.keys.revoked(clientId, jti), '1', 'EXAT', until));
+    const key = this.keys.revoked(clientId, jti);
+    await this.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until));
   }
 
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
@@ -233,7 +273,8 @@ export class RedisCredentialStore implements CredentialStore {
   }
 
   async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
-    await this.guard(() => this.redis.set(this.keys.retiredSigningKey(kid), '1', 'EXAT', untilSeconds));
+    const key = this.keys.retiredSigningKey(kid);
+    await this.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', untilSeconds));
   }
 
   async getMeta(name: string): Promise<string | null> {
@@ -312,7 +353,7 @@ export class RedisCredentialStore implements CredentialStore {
     const pointer = this.keys.accountPointer(id);
     const together = sharesSlot(id, accessId);
     const recordKeys = [this.keys.account(accessId), this.keys.accountUsage(accessId), ...(together ? [pointer] : [])];
-    const deleted = await this.guard(() => this.redis.eval(DELETE_RECORD, recordKeys.length, ...recordKeys));
+    const deleted = await this.confirmed<number>(recordKeys[0]!, (pipeline) => pipeline.eval(DELETE_RECORD, recordKeys.length, ...recordKeys));
     if (!together) await this.guard(() => this.redis.eval(DELETE_IF_EQUALS, 1, pointer, accessId));
     await this.guard(() => this.redis.hdel(this.keys.accessIdsById, id));
     await this.guard(() => this.redis.zrem(this.keys.accountIndex, id));
@@ -326,9 +367,24 @@ export class RedisCredentialStore implements CredentialStore {
     return { account: frozenAccount(withUsage(JSON.parse(account) as StoredServiceAccount, null)), nonceUsed: used !== null && used !== undefined, version: recordVersion(account) };
   }
 
-  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string): Promise<NonceConsumption> {
-    const result = await this.guard(() => this.redis.consumeNonce(this.keys.account(accessId), this.keys.nonce(accessId, nonce), nonceTtlSeconds, version ?? ''));
-    return CONSUMPTIONS[result] ?? 'account_gone';
+  async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string, createdSeconds?: number): Promise<NonceConsumption> {
+    const keys = [this.keys.account(accessId), this.keys.nonce(accessId, nonce)] as const;
+    if (this.nonceFailover === 'wait') {
+      // Only a fresh nonce waits for the replicas; a refused one is refused whatever they hold.
+      const result = await this.guard(() =>
+        this.replicaAck.write<number>(keys[0], (pipeline) => pipeline.consumeNonce(...keys, nonceTtlSeconds, version ?? ''), { subject: 'nonce', barrier: false, needed: (answer) => answer === 1 }),
+      );
+      return CONSUMPTIONS[result] ?? 'account_gone';
+    }
+    if (this.nonceFailover === 'off') {
+      const result = await this.guard(() => this.redis.consumeNonce(...keys, nonceTtlSeconds, version ?? ''));
+      return CONSUMPTIONS[result] ?? 'account_gone';
+    }
+    const [result, replid, replid2] = await this.guard(() => this.redis.consumeNonceNamingMaster(...keys, nonceTtlSeconds, version ?? ''));
+    const consumption = CONSUMPTIONS[result] ?? 'account_gone';
+    // A nonce fresh to a promoted master may have been used on the one before it: failover-fence.ts.
+    if (consumption === 'fresh' && createdSeconds !== undefined) await this.fence.check(await this.guard(async () => masterIdentityOf(replid, replid2)), createdSeconds);
+    return consumption;
   }
 
   async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
@@ -352,8 +408,13 @@ export class RedisCredentialStore implements CredentialStore {
       const [raw, usage] = await this.guard(() => this.redis.mget(key, this.keys.accountUsage(accessId)));
       if (!raw) return { outcome: 'account_not_found', account: null };
       const { outcome, account } = change(JSON.parse(raw) as StoredServiceAccount);
-      if (outcome !== 'added' && outcome !== 'removed') return { outcome, account: withUsage(account, usage ?? null) };
-      const set = await this.guard(() => this.redis.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(account)));
+      if (outcome !== 'added' && outcome !== 'removed') {
+        // Nothing to write (the key is already gone, already held...): answered once the replicas
+        // hold this state too, so a repeat of an unconfirmed change confirms it.
+        await this.guard(() => this.replicaAck.confirm(key));
+        return { outcome, account: withUsage(account, usage ?? null) };
+      }
+      const set = await this.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(account)));
       // 0: changed (or deleted) since it was read; the next read says which.
       if (set === 1) return { outcome, account: withUsage(account, usage ?? null) };
     }
@@ -410,6 +471,11 @@ export class RedisCredentialStore implements CredentialStore {
   async persistence(): Promise<PersistenceReport> {
     return readPersistence(this.redis);
   }
+}
+
+/** Another connection with the same settings (to the same master, or the same Cluster), not yet connected. */
+function duplicateClient(client: RedisClient): RedisClient {
+  return client instanceof Cluster ? client.duplicate() : client.duplicate();
 }
 
 const CONSUMPTIONS: Record<number, NonceConsumption> = { 1: 'fresh', 0: 'used', [-1]: 'account_gone', [-2]: 'account_changed' };

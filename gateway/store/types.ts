@@ -201,8 +201,11 @@ export interface CredentialStore {
   /**
    * Marks the nonce used for nonceTtlSeconds, only while the account exists and, when `version` is
    * given, is still that version (checked in the same atomic step); called once the signature verified.
+   * With the signature's `createdSeconds`, a Redis store that may have lost used nonces in a failover
+   * refuses a signature created before it (SignaturePredatesFailoverError, failover-fence.ts); one
+   * that waits for replicas per nonce rejects with ChangeNotConfirmedError when they lag.
    */
-  consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string): Promise<NonceConsumption>;
+  consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string, createdSeconds?: number): Promise<NonceConsumption>;
   /**
    * Adds a public key to the account, atomically: refused when the account already holds the key
    * (same fingerprint) or MAX_SERVICE_ACCOUNT_KEYS keys. The Access ID does not change.

@@ -22,7 +22,7 @@ const WHEN: Record<number, string> = {
   401: 'Missing or wrong admin token, or no dashboard session (admin_unauthorized).',
   403: 'A dashboard session without its CSRF token on a change (csrf_failed).',
   404: 'No such resource (not_found).',
-  503: 'The credential store cannot be reached (store_unavailable).',
+  503: 'The credential store cannot be reached (store_unavailable), or a change was not confirmed on a Redis replica in time (change_not_confirmed: it may or may not have been applied; repeating it is safe).',
 };
 
 /** The error answers of an admin route: 401, 403 and 503 always, plus the given statuses. */
