@@ -46,10 +46,13 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     if (deps.lifecycle.draining) return reply.code(503).send({ status: 'draining', store: deps.store.kind });
     // What is missing (store, redis_persistence, client_secret_hash_key, signing_keys) and why.
     const missing = deps.readiness.missing();
+    // Cluster masters down (their keys get 503; the rest is served): shown, not a reason to be unready.
+    const degraded = deps.readiness.degraded();
+    const nodes = degraded.length === 0 ? {} : { degraded_nodes: Object.fromEntries(degraded.map((d) => [d.node, d.why])) };
     if (missing.length === 0) {
       try {
         await deps.store.ping();
-        return { status: 'ready', store: deps.store.kind };
+        return { status: 'ready', store: deps.store.kind, ...nodes };
       } catch (error) {
         missing.push({ what: 'store', why: reasonOf(error) });
       }
@@ -60,6 +63,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
       error: 'store_unavailable',
       missing: missing.map((m) => m.what),
       details: Object.fromEntries(missing.map((m) => [m.what, m.why])),
+      ...nodes,
     });
   });
 

@@ -106,6 +106,21 @@ export class GatewayMetrics {
     });
   }
 
+  /** Exports, per Redis Cluster master, whether it answers (its own breaker is closed): 1 up, 0 down. */
+  observeStoreNodes(nodes: { states(): readonly { node: string; up: boolean }[] }): void {
+    new Gauge({
+      name: 'gateway_store_node_up',
+      help: 'Per Redis Cluster master (host:port): whether it answers (1) or the requests whose keys it holds fail fast with 503 store_unavailable (0).',
+      labelNames: ['node'] as const,
+      registers: [this.registry],
+      collect() {
+        // Only the masters of now: one that left the cluster map leaves the metric.
+        this.reset();
+        for (const state of nodes.states()) this.set({ node: state.node }, state.up ? 1 : 0);
+      },
+    });
+  }
+
   /** Exports what the body budget holds and may hold (gateway/http/body-budget.ts). */
   observeBodyBudget(budget: { readonly used: number; readonly capacity: number }): void {
     new Gauge({

@@ -74,6 +74,15 @@ export class Readiness {
     return missing;
   }
 
+  /**
+   * Redis Cluster masters that do not answer, with why: requests whose keys they hold get 503, the
+   * others are served. Readiness does not wait for them: every instance shares the same masters,
+   * so taking instances out of the load balancer would only stop what still works.
+   */
+  degraded(): { node: string; why: string }[] {
+    return (this.deps.store.nodes?.states() ?? []).filter((state) => !state.up).map((state) => ({ node: state.node, why: state.reason ?? 'not answering' }));
+  }
+
   /** The public listener's first hook: nothing is served, let alone forwarded, before readiness. */
   gate(): onRequestAsyncHookHandler {
     return async () => {

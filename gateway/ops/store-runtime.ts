@@ -54,7 +54,7 @@ export async function openStoreRuntime(settings: Settings, options: StoreRuntime
       await opened.store.ping();
     },
   });
-  reportStoreTransitions(breaker, log, metrics);
+  reportStoreTransitions(breaker, log, metrics, opened.store.nodes);
   // Only on a store of its own: a store handed in (tests) is checked by whoever made it.
   const stopRepair = options.store ? () => {} : repairWhenUp(breaker, opened.store, log);
   const store = guardStore(opened.store, breaker, metrics.stages.store);

@@ -3,7 +3,10 @@
 // without touching the store, so a hung Redis costs each request nothing instead of a command
 // timeout, and no backlog of commands piles up on its connection. While down, one probe (a ping)
 // runs every `probeIntervalMs` (the half-open state); the first that answers closes it again.
-// Only StoreUnavailableError counts: a "not found" or any other answer is the store working.
+// Only StoreUnavailableError counts: a "not found" or any other answer is the store working. The
+// store-wide breaker does not count a NodeUnavailableError either: one lost Cluster master has its
+// own breaker (node-breakers.ts), and the other masters keep serving.
+import { NodeUnavailableError } from './node-unavailable-error.js';
 import { StoreUnavailableError } from './types.js';
 
 export type BreakerEvent =
@@ -16,7 +19,13 @@ export interface BreakerOptions {
   failureThreshold?: number;
   probeIntervalMs?: number;
   now?: () => number;
+  /** Start closed, as if a first probe had answered (a breaker made on first use, per node). */
+  initiallyUp?: boolean;
+  /** Which failures count towards opening; default StoreUnavailableError but not NodeUnavailableError. */
+  counts?: (error: unknown) => boolean;
 }
+
+const storeWide = (error: unknown) => error instanceof StoreUnavailableError && !(error instanceof NodeUnavailableError);
 
 export class StoreBreaker {
   private state: 'starting' | 'up' | 'down' = 'starting';
@@ -30,12 +39,15 @@ export class StoreBreaker {
   private readonly failureThreshold: number;
   private readonly probeIntervalMs: number;
   private readonly now: () => number;
+  private readonly counts: (error: unknown) => boolean;
 
   constructor(private readonly options: BreakerOptions) {
     this.failureThreshold = options.failureThreshold ?? 3;
     this.probeIntervalMs = options.probeIntervalMs ?? 500;
     this.now = options.now ?? Date.now;
+    this.counts = options.counts ?? storeWide;
     this.downSince = this.now();
+    if (options.initiallyUp) this.state = 'up';
   }
 
   /** True once the store answered and while it keeps answering. */
@@ -66,7 +78,7 @@ export class StoreBreaker {
       this.failures = 0;
       return result;
     } catch (error) {
-      if (error instanceof StoreUnavailableError) this.failed(error);
+      if (this.counts(error)) this.failed(error);
       throw error;
     }
   }

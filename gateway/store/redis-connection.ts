@@ -17,7 +17,7 @@ export type RedisClientSettings = Partial<RedisConnectionSettings> & {
 
 const CONNECT_TIMEOUT_MS = 2000;
 /** Used only when the caller passes no timeout (the gateway always passes GATEWAY_REDIS_COMMAND_TIMEOUT_MS). */
-const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
 
 /** Reconnects soon after a drop (a failover is a drop), then backs off to every 2 s. */
 const reconnectDelay = (attempt: number) => Math.min(50 * 2 ** Math.min(attempt - 1, 6), 2000);
@@ -149,4 +149,19 @@ export function describeRedis(settings: RedisClientSettings, redact: (url: strin
   if (settings.redisClusterNodes?.length) return `redis cluster ${list(settings.redisClusterNodes)}`;
   if (settings.redisSentinels?.length) return `redis sentinel master ${settings.redisSentinelMaster} via ${list(settings.redisSentinels)}`;
   return settings.redisUrl ? redact(settings.redisUrl) : 'embedded';
+}
+
+/**
+ * One PING to one server, on a connection of its own that is closed after: whether that node
+ * answers now (the probe of a Cluster master's breaker, node-breakers.ts). Rejects when it does not.
+ */
+export async function pingNode(settings: RedisClientSettings, host: string, port: number): Promise<void> {
+  const redis = new Redis({ ...nodeOptions(settings), host, port, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } finally {
+    redis.disconnect();
+  }
 }

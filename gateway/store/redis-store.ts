@@ -24,6 +24,9 @@ import { FailoverFence, KEPT_FENCES, masterIdentityOf, RECORD_FENCE, SignaturePr
 import { sharesSlot } from './account-ids.js';
 import { accessIdsOf } from './account-pointers.js';
 import { repairIndexes } from './index-repair.js';
+import type { StoreNodes } from './node-breakers.js';
+import { routeCommands } from './redis-routing.js';
+import { NodeUnavailableError } from './node-unavailable-error.js';
 import { createListed, DELETE_IF_EQUALS, DELETE_RECORD, type Claim } from './listed-create.js';
 import {
   StoreUnavailableError,
@@ -82,6 +85,10 @@ const ANSWERS = [ChangeNotConfirmedError, SignaturePredatesFailoverError];
 export class RedisCredentialStore implements CredentialStore {
   readonly kind = 'redis' as const;
   private readonly redis: RedisClient;
+  /** On a Cluster, a breaker per master (node-breakers.ts): one lost master fails only its own keys. */
+  readonly nodes: StoreNodes | undefined;
+  private readonly closeNodes: () => void;
+  private readonly pingAnyMaster: () => Promise<void>;
   private readonly keys: RedisKeys;
   /** Change notifications on their own connection, opened by the first watchMeta; its subscriptions are restored by the watcher itself. */
   private readonly watcher: RedisChannelWatcher;
@@ -106,7 +113,12 @@ export class RedisCredentialStore implements CredentialStore {
   constructor(connection: string | RedisClientSettings, private readonly prefix: string, options: RedisStoreOptions = {}) {
     const settings: RedisClientSettings = typeof connection === 'string' ? { redisUrl: connection } : connection;
     const clientSettings = { ...settings, redisCommandTimeoutMs: options.commandTimeoutMs ?? settings.redisCommandTimeoutMs };
-    this.redis = createRedisClient(clientSettings);
+    // Every keyed command within a deadline, and on a Cluster through its master's breaker (redis-routing.ts).
+    const routed = routeCommands(createRedisClient(clientSettings), clientSettings);
+    this.redis = routed.client;
+    this.nodes = routed.nodes;
+    this.closeNodes = () => routed.nodes?.close();
+    this.pingAnyMaster = () => routed.pingAnyMaster();
     this.keys = new RedisKeys(prefix);
     const replicaAck = options.replicaAck ?? { replicas: 0, timeoutMs: 0 };
     this.confirmingClient = replicaAck.replicas > 0 ? duplicateClient(this.redis) : undefined;
@@ -167,6 +179,8 @@ export class RedisCredentialStore implements CredentialStore {
       return await operation();
     } catch (error) {
       if (ANSWERS.some((answer) => error instanceof answer)) throw error;
+      // One lost Cluster master: its own error, which the store-wide breaker does not count.
+      if (error instanceof NodeUnavailableError) throw error;
       throw new StoreUnavailableError(error);
     }
   }
@@ -194,12 +208,14 @@ export class RedisCredentialStore implements CredentialStore {
     return this.redis.zrangebylex(index, after === undefined ? '-' : `(${after}`, '+', 'LIMIT', 0, page.limit + 1);
   }
 
+  /** On a Cluster: some master answers (a lost one fails only its own keys; see nodes). */
   async ping(): Promise<void> {
-    await this.guard(() => this.redis.ping());
+    await this.guard(() => this.pingAnyMaster());
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    this.closeNodes();
     this.watcher.close();
     this.redis.disconnect();
     this.confirmingClient?.disconnect();

@@ -6,6 +6,7 @@
 // and takeRateLimit, only on routes with a rate limit.
 import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import type { RateLimitDecision } from './gcra.js';
+import type { StoreNodes } from './node-breakers.js';
 
 export interface ClientRecord {
   clientId: string;
@@ -139,6 +140,8 @@ export interface PageRequest {
 
 export interface CredentialStore {
   readonly kind: 'redis' | 'embedded';
+  /** On a Redis Cluster: each master's state (a breaker per master, node-breakers.ts); undefined elsewhere. */
+  readonly nodes?: StoreNodes | undefined;
   /** Resolves when the store answers; rejects when it cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -43,7 +43,7 @@ export async function command(port: number, ...args: (string | number)[]): Promi
   }
 }
 
-function tempDir(t: Test, label: string): string {
+export function tempDir(t: Test, label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `gateway-${label}-`));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
@@ -52,7 +52,7 @@ function tempDir(t: Test, label: string): string {
 const allocated = new Set<number>();
 
 /** A free port not handed out before in this process (freePort alone may return one port twice in a row). */
-async function uniquePort(): Promise<number> {
+export async function uniquePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = await freePort();
     if (!allocated.has(port)) {
@@ -64,7 +64,7 @@ async function uniquePort(): Promise<number> {
 }
 
 /** Starts redis-server with a config file (lines) in dir; resolves once it answers PING. */
-async function startServer(t: Test, dir: string, name: string, lines: string[], sentinel = false): Promise<RedisServer> {
+export async function startServer(t: Test, dir: string, name: string, lines: string[], sentinel = false): Promise<RedisServer> {
   const port = await uniquePort();
   const conf = join(dir, `${name}.conf`);
   writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `logfile ${join(dir, `${name}.log`)}`, ...lines, ''].join('\n'));
@@ -83,7 +83,7 @@ async function startServer(t: Test, dir: string, name: string, lines: string[], 
   return server;
 }
 
-const DATA_NODE = ['save ""', 'appendonly no', 'protected-mode no'];
+export const DATA_NODE = ['save ""', 'appendonly no', 'protected-mode no'];
 
 export interface TestCluster {
   readonly nodes: RedisNode[];
