@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { until } from '../helpers/poll.js';
-import { startReplicatedCluster, type ReplicatedCluster } from '../helpers/replicated-cluster.js';
+import { startReplicatedCluster } from '../helpers/replicated-cluster.js';
 import { waitFor } from '../helpers/redis-topology.js';
 import { adminInject, createServiceAccount, signedInject, type TestServiceAccount } from '../helpers/signing.js';
 

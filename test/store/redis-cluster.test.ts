@@ -1,8 +1,10 @@
 // The store contract on a real 3-master Redis Cluster started for this file: every operation must
 // keep its keys in one slot (ioredis and Redis answer CROSSSLOT otherwise, which the store reports
 // as unavailable and the contract fails), and credentials must spread over every master.
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { Cluster } from 'ioredis';
+import { serviceAccountIdFor } from '../../gateway/store/account-ids.js';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import { OldLayoutOnClusterError } from '../../gateway/store/redis-layout-migration.js';
 import { openStore } from '../../gateway/store/open-store.js';
@@ -67,6 +69,35 @@ t.test('the keys of 200 credentials spread over all three masters, and every ope
   for (const c of clients.slice(0, 20)) t.equal(await store.deleteClient(c.clientId), true);
   t.equal((await store.listServiceAccounts({ limit: 1000 })).items.length, 80);
   t.equal((await store.listClients({ limit: 1000 })).items.length, 80);
+});
+
+t.test('without the list indexes: accounts found and deleted by id or Access ID; a repair scans every master and lists every record again', async (t) => {
+  const prefix = uniquePrefix('repair');
+  const store = clusterStore(prefix);
+  await store.connect();
+  t.teardown(() => store.close());
+  const raw = new Cluster(cluster.nodes, { lazyConnect: true });
+  t.teardown(() => raw.disconnect());
+  await raw.connect();
+  const accounts = Array.from({ length: 30 }, () => {
+    const accessId = randomUUID();
+    return serviceAccountRecord({ accessId, id: serviceAccountIdFor(accessId) });
+  });
+  const clients = Array.from({ length: 30 }, () => clientRecord());
+  for (const a of accounts) await store.createServiceAccount(a);
+  for (const c of clients) await store.createClient(c);
+  await raw.del(`${prefix}index:sas`);
+  await raw.del(`${prefix}index:clients`);
+  t.same((await store.listServiceAccounts({ limit: 100 })).items, [], 'no list shows them');
+  t.same(await store.getServiceAccount(accounts[0]!.id), accounts[0], 'found by id: the id key shares the record\'s slot');
+  t.equal(await store.deleteServiceAccount(accounts[0]!.id), true, 'deleted by id');
+  t.equal(await store.deleteServiceAccountByAccessId(accounts[1]!.accessId), accounts[1]!.id, 'deleted by Access ID');
+  const report = await store.repairIndexes({ settleMs: 50, batchSize: 20 });
+  t.equal(report.nodesScanned, 3, 'every master scanned');
+  t.same(report.serviceAccounts, { records: 28, listed: 28, indexAdded: 28, indexRemoved: 0, pointersAdded: 0, pointersRemoved: 0 });
+  t.same(report.clients, { records: 30, listed: 30, indexAdded: 30, indexRemoved: 0 });
+  t.equal((await store.listServiceAccounts({ limit: 100 })).items.length, 28);
+  t.equal((await store.listClients({ limit: 100 })).items.length, 30);
 });
 
 t.test('a multi-key command across credentials is refused by the Cluster, as the store never sends one', async (t) => {
