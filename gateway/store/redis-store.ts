@@ -20,6 +20,7 @@ import { rolledClient } from './client-secret-roll.js';
 import { frozenAccount } from './frozen-records.js';
 import { addingKey, removingKey } from './service-account-keys.js';
 import { ChangeNotConfirmedError, ReplicaAck, type ReplicaAckSettings } from './replica-ack.js';
+import { ownConnections, sharedConnection, type ConfirmingConnections } from './confirming-connections.js';
 import { FailoverFence, KEPT_FENCES, masterIdentityOf, RECORD_FENCE, SignaturePredatesFailoverError } from './failover-fence.js';
 import { sharesSlot } from './account-ids.js';
 import { accessIdsOf } from './account-pointers.js';
@@ -103,9 +104,9 @@ export class RedisCredentialStore implements CredentialStore {
   migration: MigrationResult | undefined;
   /** Set by close(): a repair in progress stops at its next batch. */
   private closed = false;
-  /** Confirms changes on replicas (a no-op with 0 replicas required), on its own connection then. */
+  /** Confirms changes on replicas (a no-op with 0 replicas required), on connections of its own then. */
   private readonly replicaAck: ReplicaAck;
-  private readonly confirmingClient: RedisClient | undefined;
+  private readonly confirming: ConfirmingConnections;
   private readonly nonceFailover: NonceFailoverGuard;
   private readonly fence: FailoverFence;
 
@@ -121,10 +122,8 @@ export class RedisCredentialStore implements CredentialStore {
     this.pingAnyMaster = () => routed.pingAnyMaster();
     this.keys = new RedisKeys(prefix);
     const replicaAck = options.replicaAck ?? { replicas: 0, timeoutMs: 0 };
-    this.confirmingClient = replicaAck.replicas > 0 ? duplicateClient(this.redis) : undefined;
-    this.confirmingClient?.on('error', () => {});
-    this.confirmingClient?.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE });
-    this.replicaAck = new ReplicaAck(this.confirmingClient ?? this.redis, replicaAck, clientSettings.redisCommandTimeoutMs ?? 500);
+    this.confirming = replicaAck.replicas > 0 ? ownConnections(this.redis, (c) => c.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE })) : sharedConnection(this.redis);
+    this.replicaAck = new ReplicaAck(this.confirming, replicaAck, clientSettings.redisCommandTimeoutMs ?? 500);
     this.nonceFailover = options.nonceFailover ?? 'off';
     if (this.nonceFailover === 'wait' && this.replicaAck.settings.replicas === 0) throw new Error('nonceFailover wait needs at least one replica to wait for');
     this.fence = new FailoverFence((replid, nowMs) => this.guard(async () => Number(await this.redis.eval(RECORD_FENCE, 1, this.keys.failoverFences, replid, nowMs, KEPT_FENCES))));
@@ -218,7 +217,7 @@ export class RedisCredentialStore implements CredentialStore {
     this.closeNodes();
     this.watcher.close();
     this.redis.disconnect();
-    this.confirmingClient?.disconnect();
+    this.confirming.close();
   }
 
   /** Reconciles the list indexes and id pointers with the records (index-repair.ts); stops when the store closes. */
@@ -487,11 +486,6 @@ export class RedisCredentialStore implements CredentialStore {
   async persistence(): Promise<PersistenceReport> {
     return readPersistence(this.redis);
   }
-}
-
-/** Another connection with the same settings (to the same master, or the same Cluster), not yet connected. */
-function duplicateClient(client: RedisClient): RedisClient {
-  return client instanceof Cluster ? client.duplicate() : client.duplicate();
 }
 
 const CONSUMPTIONS: Record<number, NonceConsumption> = { 1: 'fresh', 0: 'used', [-1]: 'account_gone', [-2]: 'account_changed' };

@@ -3,12 +3,8 @@
 // and the credential works again although the admin API said it was deleted. A confirmed write is
 // sent in one pipeline with a barrier and `WAIT replicas timeout`: WAIT blocks until that many
 // replicas acknowledged the connection's writes (or the timeout passes) and answers how many did.
-// The three go to the master holding the written key (an ioredis Cluster pipeline sends its keyless
-// commands with its keys' slot), so they are answered by one master, or fail together.
-//
-// On a connection of their own: a client blocked in WAIT has its next commands wait behind it, so
-// on the shared connection one change while a replica lags would hold every request's commands
-// for up to the WAIT timeout (and trip the command timeout and the circuit breaker).
+// The three go on one connection to the master holding the written key (confirming-connections.ts:
+// not the store's own, which WAIT would block), so they are answered by one master, or fail together.
 //
 // The barrier is a write that always replicates (a key of the same slot set and deleted in one
 // script, so nobody ever sees it): WAIT counts acknowledgements of the connection's last write that
@@ -16,7 +12,7 @@
 // replicates nothing. After the barrier, WAIT covers everything the master took before it, from any
 // connection: a repeated delete answers only once its earlier, unconfirmed attempt is on a replica.
 import { Command, type ChainableCommander, type Pipeline } from 'ioredis';
-import { connectWithinLimit, type RedisClient } from './redis-connection.js';
+import type { ConfirmingConnections } from './confirming-connections.js';
 
 export interface ReplicaAckSettings {
   /** Replicas that must have a write before it counts; 0: none (no WAIT is sent). */
@@ -69,27 +65,17 @@ export interface ConfirmOptions<T> {
   readonly needed?: (answer: T) => boolean;
 }
 
-export class ReplicaAck {
-  private firstConnection: Promise<void> | undefined;
+/** Redis did not run the command there: another master holds the slot now (nothing was written). */
+const REDIRECTED = /^(MOVED|ASK) /;
 
+export class ReplicaAck {
   constructor(
-    /** The connection confirmed writes go through: its own when replicas are required, not yet connected. */
-    private readonly redis: RedisClient,
+    /** Where the writes go: connections of their own when replicas are required (WAIT blocks its connection). */
+    private readonly connections: ConfirmingConnections,
     readonly settings: ReplicaAckSettings,
     /** The client's command timeout: WAIT may take its own timeout on top of it. */
     private readonly commandTimeoutMs: number,
   ) {}
-
-  /** Connects the first time it is needed; ioredis reconnects it by itself afterwards. */
-  private async connected(): Promise<void> {
-    if (this.redis.status === 'wait') {
-      this.firstConnection ??= connectWithinLimit(this.redis).finally(() => {
-        this.firstConnection = undefined;
-      });
-    }
-    // Later calls find it connected, or reconnecting (and fail fast, as every command then does).
-    if (this.firstConnection) await this.firstConnection;
-  }
 
   /**
    * Runs the commands `write` adds (on keys of the slot of `slotKey`; none: only confirms what the
@@ -99,9 +85,21 @@ export class ReplicaAck {
    * itself went through).
    */
   async write<T>(slotKey: string, write: (pipeline: ChainableCommander) => ChainableCommander, options: ConfirmOptions<T> = {}): Promise<T> {
+    try {
+      return await this.attempt(slotKey, write, options);
+    } catch (error) {
+      // Sent to a master the slot has left (a failover the map has not caught up with): nothing
+      // ran there; once more, to the master the refreshed map names.
+      if (!(error instanceof Error) || !REDIRECTED.test(error.message)) throw error;
+      await this.connections.refresh();
+      return this.attempt(slotKey, write, options);
+    }
+  }
+
+  private async attempt<T>(slotKey: string, write: (pipeline: ChainableCommander) => ChainableCommander, options: ConfirmOptions<T>): Promise<T> {
     const { replicas, timeoutMs } = this.settings;
-    await this.connected();
-    const pipeline = write(this.redis.pipeline());
+    const connection = await this.connections.forKey(slotKey);
+    const pipeline = write(connection.pipeline());
     const writes = pipeline.length;
     if (replicas > 0) {
       const barrierAt = options.barrier === false ? undefined : barrierKey(slotKey);
