@@ -129,18 +129,21 @@ export function routeCommands(client: RedisClient, settings: RedisClientSettings
     });
   };
 
-  const wrapped = new WeakMap<object, unknown>();
+  // Every method runs on the client itself, never with the proxy as `this`: ioredis copies a
+  // client's command functions into the pipelines it makes (its auto-pipelines too), and a routed
+  // function in one would send its command outside the pipeline.
+  const wrapped = new Map<PropertyKey, { value: unknown; wrapper: unknown }>();
   const proxy = new Proxy(client, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function' || typeof property !== 'string' || !(KEY_FIRST.has(property) || SCRIPTS.has(property) || COUNT_FIRST.has(property))) return value;
-      let routed = wrapped.get(value);
-      if (!routed) {
-        const method = value as (...args: unknown[]) => Promise<unknown>;
-        routed = (...args: unknown[]) => send(property, method, args);
-        wrapped.set(value, routed);
-      }
-      return routed;
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      const cached = wrapped.get(property);
+      if (cached?.value === value) return cached.wrapper;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      const routed = typeof property === 'string' && (KEY_FIRST.has(property) || SCRIPTS.has(property) || COUNT_FIRST.has(property));
+      const wrapper = routed ? (...args: unknown[]) => send(property, method, args) : method.bind(target);
+      wrapped.set(property, { value, wrapper });
+      return wrapper;
     },
   });
 

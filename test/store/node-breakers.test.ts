@@ -104,3 +104,4 @@ t.test('a command gets its answer or fails within the command timeout plus the m
   await t.rejects(routed.pingAnyMaster(), DeadlineError, 'the store\'s ping too');
   t.equal(routed.nodes, undefined, 'one server: no breakers per node');
 });
+
