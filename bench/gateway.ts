@@ -17,6 +17,8 @@ export interface GatewayOptions {
   adminToken?: string;
   /** The access tokens' signing algorithm, and the only one allowed; the gateway's default otherwise. */
   jwtAlgorithm?: JwtAlgorithm;
+  /** More settings (e.g. another REDIS_URL), over the bench's own. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Gateway {
@@ -59,6 +61,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       PUBLIC_UPSTREAM: options.upstream,
       BANKING_UPSTREAM: options.upstream,
       ...(options.jwtAlgorithm ? { GATEWAY_JWT_SIGNING_ALGORITHM: options.jwtAlgorithm, GATEWAY_JWT_ALLOWED_ALGORITHMS: options.jwtAlgorithm } : {}),
+      ...options.env,
     },
     'gateway started',
   );

@@ -17,6 +17,7 @@ import { measureFigure, type Figure, type FigureTarget } from './measure.js';
 import { nginxInstalled, startNginx } from './nginx.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
 import { deleteRedisPrefix, localRedisPid, seedServiceAccounts } from './redis.js';
+import { adminDeletionMs, redisServerInstalled, startReplicatedRedis } from './replicated-redis.js';
 import { signedBalanceDecision, signedBalanceTarget } from './signed-route.js';
 import { STALLED_PER_KIND, startStalledUploads } from './stalled-uploads.js';
 import { printTable, ratio, type Line, type Row } from './table.js';
@@ -169,6 +170,32 @@ async function main(): Promise<void> {
     lines.push({ scenario: `gateway: signed, ${ACCOUNTS.toLocaleString('en')} accounts`, figure: population, comparison: `vs 1 account: ${cpuAndRate(population, signed)} (target within 5%)` });
   } else if (ACCOUNTS > 0) {
     notes.push('BENCH_ACCOUNTS needs REDIS_URL: no population row.');
+  }
+
+  // A used nonce through a failover (GATEWAY_REDIS_NONCE_FAILOVER), on the bench's own master and replica.
+  if (redisServerInstalled()) {
+    lines.push({ section: 'GET /v1/balance, signed, on a Redis master with one replica: how a used nonce survives a failover' });
+    const replicated = await startReplicatedRedis();
+    cleanups.push(() => replicated.stop());
+    const deletionMs: Record<string, number> = {};
+    let offSigned: Figure | undefined;
+    for (const [guard, replicas] of [['off', '0'], ['fence', '0'], ['wait', '1']] as const) {
+      const guarded = await startGateway({ upstream, dataDir: gatewayDir(`nonce-${guard}`), redisPrefix, workers: 1, env: { REDIS_URL: replicated.url, GATEWAY_REDIS_NONCE_FAILOVER: guard, GATEWAY_REDIS_ACK_REPLICAS: replicas } });
+      try {
+        const result = await gatewayFigure(`gateway signed route, nonce failover ${guard}`, await signedBalanceTarget(guarded), processTree(guarded.pid), replicated.pids);
+        const explained = { off: 'off: the master alone', fence: 'fence: the master names itself', wait: 'wait: WAIT 1 per request' }[guard];
+        lines.push({ scenario: `gateway: signed, ${explained}`, figure: result, ...(offSigned ? { comparison: `vs off: ${cpuAndRate(result, offSigned)}, p50 +${(result.p50Ms - offSigned.p50Ms).toFixed(2)} ms` } : {}) });
+        offSigned ??= result;
+        if (guard !== 'fence') deletionMs[replicas] = await adminDeletionMs(guarded, 200);
+      } finally {
+        await guarded.stop();
+      }
+    }
+    notes.push(
+      `Admin change confirmed on the replica (GATEWAY_REDIS_ACK_REPLICAS=1: barrier and WAIT 1 on a connection of its own): a client deletion through the admin API took ${deletionMs['1']!.toFixed(2)} ms against ${deletionMs['0']!.toFixed(2)} ms without (mean of 200 in a row, loopback).`,
+    );
+  } else {
+    notes.push('redis-server is not installed: no rows for a master with a replica.');
   }
 
   // The token endpoint beside oidc-provider's.

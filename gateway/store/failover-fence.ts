@@ -1,13 +1,16 @@
 // Used nonces across a failover, without a replica round trip per signed request. A nonce is
 // consumed on the master and replicated after the answer: a replica promoted before it received the
 // nonce does not know it, and the signed request, sent again, would pass. The script that consumes
-// a nonce also returns the replication ids of the master that ran it: a promoted replica draws a new
-// one and keeps the old as master_replid2, so a master with a second id was promoted. The first
-// time any gateway meets a promoted master, it records when (in the store, shared by every gateway
-// and kept across restarts: the fence); from then on a signature created before the fence plus the
-// allowed clock skew is refused (503 signature_predates_failover, Retry-After): every nonce the new
-// master may lack belongs to such a signature. That lasts while such a signature can be within the
-// window; a client that signs each request as it sends it is refused for about the skew.
+// a nonce also returns the replication ids of the master that ran it. A master that carries on the
+// history of another id keeps that id as master_replid2 and draws a new one: a promoted replica,
+// and also a master restarted from an RDB snapshot holding replication state (a restart from the
+// append-only file draws a new id without a second one). The first time any gateway meets such a
+// master, it records when (in the
+// store, shared by every gateway and kept across restarts: the fence); from then on a signature
+// created before the fence plus the allowed clock skew is refused (503 signature_predates_failover,
+// Retry-After): every nonce the new master may lack belongs to such a signature. That lasts while
+// such a signature can be within the window; a client that signs each request as it sends it is
+// refused for about the skew.
 //
 // What it leaves: a gateway that keeps writing to the old master after the others met the new one
 // (a partition the sentinels or the Cluster resolved without it) consumes nonces the fence does not
@@ -19,11 +22,11 @@ import { CLOCK_SKEW_SECONDS } from '../service-accounts/signature-policy.js';
 export interface MasterIdentity {
   /** master_replid: drawn anew when the server starts and when it is promoted. */
   readonly replid: string;
-  /** True when master_replid2 is set: the master was promoted from a replica. */
-  readonly promoted: boolean;
+  /** True when master_replid2 is set: the master carries on another's history (promoted, or restarted from an RDB snapshot). */
+  readonly continued: boolean;
 }
 
-/** A signature created before the fence of a promoted master (plus the clock skew). */
+/** A signature created before the fence of a master that took over (plus the clock skew). */
 export class SignaturePredatesFailoverError extends Error {
   constructor(readonly retryAfterSeconds: number) {
     super(`signature created before the credential store's failover; retry after ${retryAfterSeconds} s`);
@@ -55,11 +58,11 @@ return fence`;
 /** The identity of a master from the master_replid and master_replid2 the consuming script returns. */
 export function masterIdentityOf(replid: unknown, replid2: unknown): MasterIdentity {
   if (typeof replid !== 'string' || !/^[0-9a-f]{40}$/.test(replid)) throw new Error('the nonce script returned no master_replid');
-  return { replid, promoted: typeof replid2 === 'string' && /^[0-9a-f]{40}$/.test(replid2) && !/^0+$/.test(replid2) };
+  return { replid, continued: typeof replid2 === 'string' && /^[0-9a-f]{40}$/.test(replid2) && !/^0+$/.test(replid2) };
 }
 
 export class FailoverFence {
-  /** The fence of each promoted master met (epoch ms), once read or recorded. */
+  /** The fence of each master met that took over (epoch ms), once read or recorded. */
   private readonly fences = new Map<string, Promise<number>>();
 
   constructor(
@@ -70,10 +73,10 @@ export class FailoverFence {
 
   /**
    * Throws SignaturePredatesFailoverError when `createdSeconds` is not after the fence of the
-   * master (a promoted one) plus the clock skew; a master never promoted has no fence.
+   * master plus the clock skew; a master with no history but its own has no fence.
    */
   async check(master: MasterIdentity, createdSeconds: number): Promise<void> {
-    if (!master.promoted) return;
+    if (!master.continued) return;
     const fenceSeconds = Math.floor((await this.fenceOf(master.replid)) / 1000 + GATEWAY_CLOCK_MARGIN_MS / 1000) + CLOCK_SKEW_SECONDS;
     // A signature accepted by the old master before the fence had created <= fence + skew (any
     // later is refused as not yet valid): nothing up to that may pass.

@@ -397,7 +397,7 @@ export class RedisCredentialStore implements CredentialStore {
     }
     const [result, replid, replid2] = await this.guard(() => this.redis.consumeNonceNamingMaster(...keys, nonceTtlSeconds, version ?? ''));
     const consumption = CONSUMPTIONS[result] ?? 'account_gone';
-    // A nonce fresh to a promoted master may have been used on the one before it: failover-fence.ts.
+    // A nonce fresh to a master that took over may have been used on the one before it: failover-fence.ts.
     if (consumption === 'fresh' && createdSeconds !== undefined) await this.fence.check(await this.guard(async () => masterIdentityOf(replid, replid2)), createdSeconds);
     return consumption;
   }

@@ -13,7 +13,7 @@ import { infoField, startReplicatedRedis } from '../helpers/replicated-redis.js'
 import { serviceAccountRecord } from './contract.js';
 
 const REPLID = 'a'.repeat(40);
-const PROMOTED = { replid: REPLID, promoted: true };
+const PROMOTED = { replid: REPLID, continued: true };
 
 t.test('the fence refuses signatures created up to the first sighting plus the skew, for every gateway alike', async (t) => {
   let now = 1_800_000_000_500;
@@ -28,7 +28,7 @@ t.test('the fence refuses signatures created up to the first sighting plus the s
   const fence = new FailoverFence(record, () => now);
   const fenceSeconds = Math.floor((now + GATEWAY_CLOCK_MARGIN_MS) / 1000) + CLOCK_SKEW_SECONDS;
 
-  await fence.check({ replid: REPLID, promoted: false }, 0);
+  await fence.check({ replid: REPLID, continued: false }, 0);
   t.equal(records, 0, 'a master never promoted has no fence and costs nothing');
 
   await Promise.all([1, 2, 3].map(() => fence.check(PROMOTED, fenceSeconds + 1)));
@@ -48,7 +48,7 @@ t.test('the fence refuses signatures created up to the first sighting plus the s
   t.equal(refusedLater.retryAfterSeconds, 1, 'a fence long past asks for no wait beyond a second');
 
   // A second failover: a new id, a new fence.
-  await t.rejects(later.check({ replid: 'b'.repeat(40), promoted: true }, fenceSeconds + 1), SignaturePredatesFailoverError, 'the next promoted master fences from its own sighting');
+  await t.rejects(later.check({ replid: 'b'.repeat(40), continued: true }, fenceSeconds + 1), SignaturePredatesFailoverError, 'the next promoted master fences from its own sighting');
 });
 
 t.test('a failed lookup fails the request (closed) and is asked again by the next one', async (t) => {
@@ -64,14 +64,14 @@ t.test('a failed lookup fails the request (closed) and is asked again by the nex
 });
 
 t.test("the master's identity from the replication ids the script returns", async (t) => {
-  t.same(masterIdentityOf(REPLID, '0'.repeat(40)), { replid: REPLID, promoted: false }, 'no second id: never promoted');
-  t.same(masterIdentityOf(REPLID, 'c'.repeat(40)), { replid: REPLID, promoted: true }, 'a second id: promoted');
+  t.same(masterIdentityOf(REPLID, '0'.repeat(40)), { replid: REPLID, continued: false }, 'no second id: nothing taken over');
+  t.same(masterIdentityOf(REPLID, 'c'.repeat(40)), { replid: REPLID, continued: true }, 'a second id: promoted (or restarted from an RDB snapshot)');
   t.throws(() => masterIdentityOf('', ''), /no master_replid/, 'no id: fails (closed) rather than guess');
   holds(
     t,
     fc.property(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }), fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 })), (replid, replid2) => {
       const identity = masterIdentityOf(replid, replid2);
-      return identity.replid === replid && identity.promoted === (/^[0-9a-f]{40}$/.test(replid2) && /[1-9a-f]/.test(replid2));
+      return identity.replid === replid && identity.continued === (/^[0-9a-f]{40}$/.test(replid2) && /[1-9a-f]/.test(replid2));
     }),
     300,
   );
