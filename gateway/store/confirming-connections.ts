@@ -3,13 +3,15 @@
 // connection one change while a replica lags would hold every request for up to the WAIT timeout.
 // So they get connections of their own:
 //   - one Redis, or a master found through Sentinel: one more connection with the same settings,
-//     which follows the master as the store's own does;
+//     which follows the master as the store's own does (reconnecting at once when a write needs it,
+//     rather than after its back-off: an idle connection lost in a failover would otherwise fail
+//     the first changes after it);
 //   - a Cluster: one connection per master, to the master the store's own client names for the
 //     key's slot now. (A second Cluster client keeps a slot map of its own, which goes stale while
 //     it is idle, as admin changes leave it: after a failover it sends writes to a demoted master.)
 import { Cluster, type Redis } from 'ioredis';
 import { keySlot } from './cluster-slot.js';
-import { connectWithinLimit, type RedisClient } from './redis-connection.js';
+import type { RedisClient } from './redis-connection.js';
 
 export interface ConfirmingConnections {
   /** The connection to the master of the key's slot, as far as the store knows now. */
@@ -31,23 +33,18 @@ export function ownConnections(client: RedisClient, prepare: (connection: Redis)
 
 class DuplicateConnection implements ConfirmingConnections {
   private readonly connection: Redis;
-  private firstConnection: Promise<void> | undefined;
 
   constructor(client: Redis, prepare: (connection: Redis) => void) {
-    this.connection = client.duplicate();
+    // Commands wait for the connection (each within its own timeout): it connects on the first,
+    // and a write sent while it reconnects goes to the master it reaches.
+    this.connection = client.duplicate({ enableOfflineQueue: true });
     this.connection.on('error', () => {});
     prepare(this.connection);
   }
 
-  /** Connects the first time it is needed; ioredis reconnects it by itself afterwards. */
   async forKey(): Promise<RedisClient> {
-    if (this.connection.status === 'wait') {
-      this.firstConnection ??= connectWithinLimit(this.connection).finally(() => {
-        this.firstConnection = undefined;
-      });
-    }
-    // Later calls find it connected, or reconnecting (and fail fast, as every command then does).
-    if (this.firstConnection) await this.firstConnection;
+    // Not waiting out the back-off between attempts: try at once (the timer's attempt then finds it connecting).
+    if (this.connection.status === 'reconnecting') this.connection.connect().catch(() => {});
     return this.connection;
   }
 

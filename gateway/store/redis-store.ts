@@ -349,14 +349,23 @@ export class RedisCredentialStore implements CredentialStore {
 
   async deleteServiceAccount(id: string): Promise<boolean> {
     const [accessId] = await this.guard(() => this.accessIdsOf([id]));
-    if (!accessId) return false;
+    if (!accessId) {
+      // Gone: perhaps by an earlier attempt answered change_not_confirmed, which deleted the id's
+      // key with the record (one slot): answered once the replicas hold that too.
+      await this.guard(() => this.replicaAck.confirm(this.keys.accountPointer(id)));
+      return false;
+    }
     return this.removeServiceAccount(id, accessId);
   }
 
   async deleteServiceAccountByAccessId(accessId: string): Promise<string | null> {
     // The record names its id: no index is needed.
     const raw = await this.guard(() => this.redis.get(this.keys.account(accessId)));
-    if (!raw) return null;
+    if (!raw) {
+      // Gone, perhaps by an unconfirmed earlier attempt: answered once the replicas hold that too.
+      await this.guard(() => this.replicaAck.confirm(this.keys.account(accessId)));
+      return null;
+    }
     const { id } = JSON.parse(raw) as StoredServiceAccount;
     return (await this.removeServiceAccount(id, accessId)) ? id : null;
   }

@@ -3,7 +3,9 @@
 // once the replica has it; held behind, it fails as not confirmed (never as done) while the master
 // has it and the replica does not; a repeat (from any connection) is confirmed only once the replica
 // caught up; a used nonce waits too with GATEWAY_REDIS_NONCE_FAILOVER=wait.
+import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
+import { serviceAccountIdFor } from '../../gateway/store/account-ids.js';
 import { RedisCredentialStore, type RedisStoreOptions } from '../../gateway/store/redis-store.js';
 import { barrierKey, ChangeNotConfirmedError } from '../../gateway/store/replica-ack.js';
 import { StoreUnavailableError } from '../../gateway/store/types.js';
@@ -109,6 +111,32 @@ t.test('every security-relevant change waits: revocation, key retirement, secret
 
   await notConfirmed(t, () => store.deleteServiceAccount(account.id), 'service account deletion');
   t.equal(await exists(redis.replica, `${prefix}sa:{${account.accessId}}`), 0, 'the replica caught up: the record is gone there too');
+});
+
+t.test('a repeated service account deletion, by id or by Access ID, is answered only once the replica has the first one', async (t) => {
+  const prefix = uniquePrefix('ack-sa');
+  const store = await openStore(t, prefix);
+  // Ids as the admin API makes them: in the slot of the Access ID, so the id's key goes with the record.
+  const inOneSlot = () => {
+    const accessId = randomUUID();
+    return serviceAccountRecord({ accessId, id: serviceAccountIdFor(accessId) });
+  };
+  const [byId, byAccessId] = [inOneSlot(), inOneSlot()];
+  for (const account of [byId, byAccessId]) t.equal(await store.createServiceAccount(account), true);
+  await redis.inSync();
+  redis.link.hold();
+  try {
+    t.type(await store.deleteServiceAccount(byId.id).catch((e: unknown) => e), ChangeNotConfirmedError, 'by id: not confirmed');
+    t.type(await store.deleteServiceAccount(byId.id).catch((e: unknown) => e), ChangeNotConfirmedError, 'repeated while the replica lags: the account is gone from the master, and still not confirmed');
+    t.type(await store.deleteServiceAccountByAccessId(byAccessId.accessId).catch((e: unknown) => e), ChangeNotConfirmedError, 'by Access ID: not confirmed');
+    t.type(await store.deleteServiceAccountByAccessId(byAccessId.accessId).catch((e: unknown) => e), ChangeNotConfirmedError, 'repeated: still not confirmed');
+    t.equal(await exists(redis.replica, `${prefix}sa:{${byId.accessId}}`), 1, 'the replica still holds the account');
+  } finally {
+    redis.link.release();
+  }
+  t.equal(await store.deleteServiceAccount(byId.id), false, 'once the replica caught up: confirmed, already gone');
+  t.equal(await store.deleteServiceAccountByAccessId(byAccessId.accessId), null);
+  for (const account of [byId, byAccessId]) t.equal(await exists(redis.replica, `${prefix}sa:{${account.accessId}}`), 0, 'gone from the replica too');
 });
 
 t.test('with no replica required nothing waits: the write is answered while the replica lacks it (the unprotected behaviour)', async (t) => {
