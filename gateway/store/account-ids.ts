@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { crc16, crc16Step, SLOT_COUNT } from './cluster-slot.js';
 
-const TAIL_DIGITS = 5;
+const TAIL_DIGITS = 4;
 const TAIL_VALUES = 16 ** TAIL_DIGITS;
-const HEX_DIGITS = [...'0123456789abcdef'].map((c) => c.charCodeAt(0));
+const SLOT_MASK = SLOT_COUNT - 1;
 
 /** True when the id's pointer key and the Access ID's record key share a Cluster slot. */
 export function sharesSlot(id: string, accessId: string): boolean {
@@ -20,21 +20,45 @@ export function sharesSlot(id: string, accessId: string): boolean {
 }
 
 /**
- * A random id in the slot of the Access ID: 15 random hex digits, then the first of the 16^5 tails
- * (from a random start) that lands in the slot. About 16384 tails are tried (a few milliseconds);
- * none landing is a chance of e^-64.
+ * The 4-hex-digit tails grouped by the low 14 bits of their CRC (a slot's worth): tails[offsets[v]
+ * .. offsets[v + 1]) are those whose CRC ends in v. About four per value; made on first use.
+ */
+let tailTable: { offsets: Uint32Array; tails: Uint16Array } | undefined;
+
+function tailsBySlotBits(): { offsets: Uint32Array; tails: Uint16Array } {
+  if (tailTable) return tailTable;
+  const bits = new Uint16Array(TAIL_VALUES);
+  const offsets = new Uint32Array(SLOT_COUNT + 1);
+  for (let tail = 0; tail < TAIL_VALUES; tail++) {
+    bits[tail] = crc16(tail.toString(16).padStart(TAIL_DIGITS, '0')) & SLOT_MASK;
+    offsets[bits[tail]! + 1]!++;
+  }
+  for (let v = 0; v < SLOT_COUNT; v++) offsets[v + 1]! += offsets[v]!;
+  const next = offsets.slice(0, SLOT_COUNT);
+  const tails = new Uint16Array(TAIL_VALUES);
+  for (let tail = 0; tail < TAIL_VALUES; tail++) tails[next[bits[tail]!]!++] = tail;
+  tailTable = { offsets, tails };
+  return tailTable;
+}
+
+/**
+ * A random id in the slot of the Access ID: 16 random hex digits, then a 4-digit tail that lands
+ * the whole in the slot. The CRC is linear (no initial value, no final xor), so crc(stem + tail) =
+ * crc(stem followed by 4 zero bytes) xor crc(tail), and the tails that fit are looked up rather than
+ * tried. A stem for which no tail fits (about 2 %) is drawn again.
  */
 export function serviceAccountIdFor(accessId: string, random: (size: number) => Buffer = randomBytes): string {
-  const target = crc16(accessId) % SLOT_COUNT;
-  const stem = `sa_${random(8).toString('hex').slice(0, 15)}`;
-  const stemCrc = crc16(stem);
-  const start = random(4).readUInt32BE(0) % TAIL_VALUES;
-  for (let i = 0; i < TAIL_VALUES; i++) {
-    const tail = (start + i) % TAIL_VALUES;
-    // The tail's hex digits fed to the CRC directly: no string per candidate.
-    let crc = stemCrc;
-    for (let shift = (TAIL_DIGITS - 1) * 4; shift >= 0; shift -= 4) crc = crc16Step(crc, HEX_DIGITS[(tail >> shift) & 0xf]!);
-    if (crc % SLOT_COUNT === target) return stem + tail.toString(16).padStart(TAIL_DIGITS, '0');
+  const target = crc16(accessId) & SLOT_MASK;
+  const { offsets, tails } = tailsBySlotBits();
+  for (let attempt = 0; attempt < 64; attempt++) {
+    const stem = `sa_${random(8).toString('hex')}`;
+    let shifted = crc16(stem);
+    for (let i = 0; i < TAIL_DIGITS; i++) shifted = crc16Step(shifted, 0);
+    const wanted = (shifted & SLOT_MASK) ^ target;
+    const count = offsets[wanted + 1]! - offsets[wanted]!;
+    if (count === 0) continue;
+    const tail = tails[offsets[wanted]! + (random(2).readUInt16BE(0) % count)]!;
+    return stem + tail.toString(16).padStart(TAIL_DIGITS, '0');
   }
   throw new Error('no service account id in the slot of the Access ID');
 }

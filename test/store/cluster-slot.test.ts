@@ -42,7 +42,7 @@ t.test('a service account id lands in the slot of its Access ID, and keeps the s
   });
   const perId = (performance.now() - started) / pairs.length;
   t.comment(`${perId.toFixed(2)} ms per id`);
-  t.ok(perId < 50, 'found quickly');
+  t.ok(perId < 5, 'found at once, not by trying');
   t.ok(pairs.every(({ id }) => /^sa_[0-9a-f]{20}$/.test(id)), 'the form is unchanged');
   t.equal(new Set(pairs.map((p) => p.id)).size, pairs.length, 'ids differ');
   t.ok(pairs.every(({ id, accessId }) => sharesSlot(id, accessId)));
