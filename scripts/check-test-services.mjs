@@ -58,7 +58,8 @@ const tools = [
   ['openssl', 'openssl', 'the signing tests'],
   ['curl', 'curl', 'the signing tests'],
   ['ssh-keygen', 'openssh-client', 'the signing tests'],
-  ['nginx', 'nginx', 'the rolling-restart test (nginx in front of two instances)'],
+  ['nginx', 'nginx', 'the rolling-restart and nginx decision tests'],
+  ['caddy', 'caddy', 'the Caddy decision test (test/decision/caddy-forward-auth.test.ts)'],
   ['promtool', 'prometheus', 'the alert-rule check (promtool check rules)'],
 ];
 // Debian installs nginx in /usr/sbin, which a non-root PATH may lack.
