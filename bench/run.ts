@@ -238,7 +238,7 @@ async function main(): Promise<void> {
   });
 
   // Last: the attack leaves the process larger for a while, which would show in the rows after it.
-  // First without any credential (the review's attack), then with a real account's uploads besides.
+  // First without any credential (an anonymous attacker), then with a real account's uploads besides.
   lines.push({ section: `GET ${SALES} while stalled uploads are held (the hardening review's memory attack)` });
   const attacked: { withAccount: boolean; figure: Figure; held: number; opened: number }[] = [];
   for (const withAccount of [false, true]) {
@@ -248,7 +248,7 @@ async function main(): Promise<void> {
   }
   const [anonymousAttack, accountAttack] = attacked as [(typeof attacked)[0], (typeof attacked)[0]];
   const attackMark = footnote(
-    `While wrk runs, connections each declare a 1 MiB body, send all but its last byte and stall, ${STALLED_PER_KIND} of each kind: signed uploads by an unknown Access ID, Bearer uploads without a token and token forms (no credential: the review's attack; ${anonymousAttack.held} held, ${anonymousAttack.opened} opened in all), and on the second row signed uploads by a real account besides (held within the body budget; ${accountAttack.held} held, ${accountAttack.opened} opened). One closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
+    `While wrk runs, connections each declare a 1 MiB body, send all but its last byte and stall, ${STALLED_PER_KIND} of each kind: signed uploads by an unknown Access ID, Bearer uploads without a token and token forms (no credential at all; ${anonymousAttack.held} held, ${anonymousAttack.opened} opened in all), and on the second row signed uploads by a real account besides (held within the body budget; ${accountAttack.held} held, ${accountAttack.opened} opened). One closed is opened again after 1 s. The bench process runs them, on the same two cores.`,
   );
   for (const { withAccount, figure: result, held } of attacked) {
     lines.push({

@@ -32,7 +32,7 @@ function head(method: string, path: string, headers: Record<string, string>): st
 
 /**
  * `withAccount`: the fourth kind, a real account's uploads, joins the three that hold no credential
- * (the hardening review's attack).
+ * (an anonymous attacker's stall).
  */
 export async function startStalledUploads(gateway: Gateway, { withAccount }: { withAccount: boolean }): Promise<StalledUploads> {
   const { accessId, privateKey } = await createServiceAccount(gateway, 'bench stalled uploads', ['initiate_payment']);

@@ -1,4 +1,4 @@
-// Admin API for OAuth clients (DESIGN 2.4). The secret is returned once, at creation (and once
+// Admin API for OAuth clients. The secret is returned once, at creation (and once
 // more for each roll of the secret). Bodies and queries are checked by the route schemas.
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

@@ -1,4 +1,4 @@
-// Admin API for service accounts (DESIGN 2.4). The Access ID is returned in full once, in the 201
+// Admin API for service accounts. The Access ID is returned in full once, in the 201
 // answer; everywhere else only its hint (the first 8 characters) is shown. Bodies and queries are
 // checked by the route schemas; what a schema cannot say, by account-input.ts.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';

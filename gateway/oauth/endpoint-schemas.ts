@@ -1,4 +1,4 @@
-// The public listener's OAuth contracts (DESIGN 2.1): token, revocation, introspection, key set and
+// The public listener's OAuth contracts: token, revocation, introspection, key set and
 // metadata, for the OpenAPI document. They document only (gateway/http/documentation-only.ts):
 // each endpoint checks its form itself, in the order RFC 6749 ranks the errors.
 import { Type } from 'typebox';

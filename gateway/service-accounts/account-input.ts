@@ -1,4 +1,4 @@
-// Turns a service account request of the admin API (DESIGN 2.4), already shaped by its schema
+// Turns a service account request of the admin API, already shaped by its schema
 // (gateway/admin/schemas/service-accounts.ts), into a complete record before anything is written.
 // Here is only what a schema cannot say, each a 400 naming the field: the public key parses as an
 // Ed25519 key, each allowed_ips entry is an address or CIDR range, expires_at is a real instant in

@@ -1,4 +1,4 @@
-// Authenticates banking requests signed per DESIGN 2.2 (RFC 9421, Ed25519, RFC 9530), in an order
+// Authenticates banking requests signed per SIGNING.md (RFC 9421, Ed25519, RFC 9530), in an order
 // that gives an unauthenticated client nothing to hold:
 //   authenticate (before authorization)  everything the headers decide: signature fields, coverage,
 //       freshness, declared body size, Content-Digest form; then the account, from one read-only

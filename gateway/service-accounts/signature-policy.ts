@@ -1,4 +1,4 @@
-// The gateway's checks on a chosen signature beyond RFC 9421 itself (DESIGN 2.2): required
+// The gateway's checks on a chosen signature beyond RFC 9421 itself (SIGNING.md): required
 // coverage, alg, created window, expires, nonce shape, Content-Digest. Each failure is a catalog
 // error, checked before the credential store is asked anything.
 import { serializeDictionary, type BareItem, type Parameters } from 'structured-headers';

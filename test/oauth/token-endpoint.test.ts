@@ -1,4 +1,4 @@
-// POST /v1/oauth/token exactly as DESIGN 2.1: the client credentials grant, HTTP Basic or form
+// POST /v1/oauth/token as the README documents it: the client credentials grant, HTTP Basic or form
 // authentication, scope narrowing, and RFC 6749 error bodies with error_description.
 import t, { type Test } from 'tap';
 import { decodeJwt } from 'jose';

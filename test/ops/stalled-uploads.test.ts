@@ -1,4 +1,4 @@
-// The review's attack, on a real gateway process: hundreds of connections that each declare a
+// The stalled-upload attack, on a real gateway process: hundreds of connections that each declare a
 // large body, send all but the last byte and stall. Without a credential nothing is buffered and
 // the connection is closed at once; a stall the gateway must wait on (a token form, an
 // authenticated upload) is cut by the request timeout; authenticated bodies are held only within

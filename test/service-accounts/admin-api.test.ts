@@ -1,4 +1,4 @@
-// The service-account admin API (DESIGN 2.4): create (Access ID shown once), list and show with
+// The service-account admin API: create (Access ID shown once), list and show with
 // the Access ID partly hidden, delete; every bad field a 400 naming it, nothing half-written.
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';

@@ -1,4 +1,4 @@
-// The gateway's signing profile (DESIGN 2.2): what a banking request signature must cover.
+// The gateway's signing profile (SIGNING.md): what a banking request signature must cover.
 // Shared by the signer in this library and the gateway's verifier.
 
 export const ALGORITHM = 'ed25519';

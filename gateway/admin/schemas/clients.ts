@@ -1,4 +1,4 @@
-// The admin API's OAuth client contracts (DESIGN 2.4): what a route accepts and answers. The
+// The admin API's OAuth client contracts: what a route accepts and answers. The
 // secret hash is never part of an answer; the secret itself only of the creation and roll answers.
 import { Type, type Static } from 'typebox';
 import { SCOPES } from '../../policy/vocabulary.js';

@@ -1,4 +1,4 @@
-// The admin API's service account contracts (DESIGN 2.4): what a route accepts and answers. The
+// The admin API's service account contracts: what a route accepts and answers. The
 // full Access ID is part of the creation answer only; elsewhere its hint is. What a schema cannot
 // say (a public key that parses, CIDR ranges, an expiry in the future) is checked by
 // gateway/service-accounts/account-input.ts.

@@ -1,4 +1,4 @@
-// gatewayctl request: a curl-like client that signs a banking request (DESIGN 2.2) and prints the
+// gatewayctl request: a curl-like client that signs a banking request (SIGNING.md) and prints the
 // response body. Exits 0 on 2xx/3xx and 1 otherwise, with the status on stderr. A redirect is not
 // followed but fails (exit 1, naming the status and the Location's origin): the signed headers and
 // the body are never sent to its Location (SIGNING.md section 2).
