@@ -239,7 +239,7 @@ async function main(): Promise<void> {
 
   // Last: the attack leaves the process larger for a while, which would show in the rows after it.
   // First without any credential (an anonymous attacker), then with a real account's uploads besides.
-  lines.push({ section: `GET ${SALES} while stalled uploads are held (the hardening review's memory attack)` });
+  lines.push({ section: `GET ${SALES} while stalled uploads are held (the stalled-upload memory attack)` });
   const attacked: { withAccount: boolean; figure: Figure; held: number; opened: number }[] = [];
   for (const withAccount of [false, true]) {
     const attack = await startStalledUploads(gateway, { withAccount });

@@ -1,4 +1,4 @@
-// The hardening review's memory attack, held open while a figure runs: connections that each
+// The stalled-upload memory attack, held open while a figure runs: connections that each
 // declare a 1 MiB body, send all of it but the last byte and stall. Four kinds, as in
 // test/ops/stalled-uploads.test.ts: a signed upload by an Access ID nobody holds and a Bearer
 // upload without a token (refused from the headers), a token form (waited on until the request
