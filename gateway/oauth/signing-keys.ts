@@ -7,14 +7,13 @@
 // only its kid (`withdrawn`), and the store marks it retired (retireSigningKey), which every
 // instance's bearerState reads with each token, so its tokens fail at once everywhere, before the
 // announcement arrives or when it is lost.
-import { KeyObject, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { SettingsError, type JwtAlgorithm, type Settings } from '../config/settings.js';
+import type { JWK } from 'jose';
+import type { JwtAlgorithm, Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import { CLOCK_TOLERANCE_SECONDS } from './access-tokens.js';
+import { keySetFromFile, load, newKey, parseKeySet, type LoadedKey, type RetiredKey, type StoredKey, type StoredKeySet, type WithdrawnKey } from './signing-key-set.js';
 
 const KEYS_META = 'jwt-signing-keys';
 const REFRESH_INTERVAL_MS = 30_000;
@@ -26,47 +25,6 @@ const MISS_REFRESH_INTERVAL_MS = 200;
  * clock tolerance.
  */
 const RETENTION_MARGIN_SECONDS = REFRESH_INTERVAL_MS / 1000 + CLOCK_TOLERANCE_SECONDS;
-
-interface StoredKey {
-  kid: string;
-  alg: JwtAlgorithm;
-  privateJwk: JWK;
-  publicJwk: JWK;
-  createdAt: string;
-}
-
-interface RetiredKey extends StoredKey {
-  retiredAt: string;
-}
-
-/** A key an operator retired before its time: no key material is kept, only what the key list shows. */
-interface WithdrawnKey extends Omit<RetiredKey, 'privateJwk' | 'publicJwk'> {
-  withdrawnAt: string;
-}
-
-interface StoredKeySet {
-  active: StoredKey;
-  /** Rotated out, still verifying; newest first. */
-  retired: RetiredKey[];
-  /** Retired by an operator, newest first; kept (as retired keys are) until their tokens have expired. Absent in sets stored before. */
-  withdrawn: WithdrawnKey[];
-}
-
-/** The set as stored before retired keys existed: one previous key, retired when the active one was made. */
-interface LegacyKeySet {
-  active: StoredKey;
-  previous?: StoredKey | null;
-}
-
-export interface LoadedKey {
-  kid: string;
-  alg: JwtAlgorithm;
-  privateKey: CryptoKey;
-  /** The same private key for node:crypto's synchronous signing (compact-jws.ts). */
-  signingKey: KeyObject;
-  publicKey: CryptoKey;
-  publicJwk: JWK;
-}
 
 interface RetainedKey {
   key: LoadedKey;
@@ -97,51 +55,6 @@ export interface SigningKeysOptions {
 }
 
 type KeySettings = Pick<Settings, 'jwtSigningAlgorithm' | 'jwtAllowedAlgorithms' | 'jwtSigningKeyFile' | 'tokenTtlSeconds'>;
-
-async function newKey(alg: JwtAlgorithm, now: number): Promise<StoredKey> {
-  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
-  const kid = randomUUID();
-  return { kid, alg, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, createdAt: new Date(now).toISOString() };
-}
-
-async function load(stored: StoredKey): Promise<LoadedKey> {
-  const privateKey = (await importJWK(stored.privateJwk, stored.alg)) as CryptoKey;
-  return {
-    kid: stored.kid,
-    alg: stored.alg,
-    privateKey,
-    signingKey: KeyObject.from(privateKey),
-    publicKey: (await importJWK(stored.publicJwk, stored.alg)) as CryptoKey,
-    publicJwk: stored.publicJwk,
-  };
-}
-
-function parseKeySet(raw: string): StoredKeySet {
-  const set = JSON.parse(raw) as Partial<StoredKeySet> & LegacyKeySet;
-  const withdrawn = Array.isArray(set.withdrawn) ? set.withdrawn : [];
-  if (Array.isArray(set.retired)) return { active: set.active, retired: set.retired, withdrawn };
-  return { active: set.active, retired: set.previous ? [{ ...set.previous, retiredAt: set.active.createdAt }] : [], withdrawn };
-}
-
-/** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */
-function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): { active: StoredKey; previous: StoredKey | null } {
-  const fail = (problem: string) => new SettingsError('GATEWAY_JWT_SIGNING_KEY_FILE', `${file} ${problem}`);
-  let doc: { keys?: JWK[] };
-  try {
-    doc = JSON.parse(readFileSync(file, 'utf8')) as { keys?: JWK[] };
-  } catch (error) {
-    throw fail(`is not a readable JSON file: ${(error as Error).message}`);
-  }
-  if (!Array.isArray(doc.keys) || doc.keys.length === 0 || doc.keys.length > 2) throw fail('must be a JWKS with one or two private keys');
-  const stored = doc.keys.map((jwk, i): StoredKey => {
-    if (typeof jwk.kid !== 'string' || !jwk.kid) throw fail(`key ${i + 1} has no kid`);
-    if (!(allowed as readonly string[]).includes(jwk.alg ?? '')) throw fail(`key ${jwk.kid} has alg ${JSON.stringify(jwk.alg)}, not one of ${allowed.join(', ')}`);
-    if (jwk.d === undefined) throw fail(`key ${jwk.kid} has no private part`);
-    const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
-    return { kid: jwk.kid, alg: jwk.alg as JwtAlgorithm, privateJwk: jwk, publicJwk: { ...publicJwk, use: 'sig' }, createdAt: '' };
-  });
-  return { active: stored[0]!, previous: stored[1] ?? null };
-}
 
 /** Until the keys are loaded, what needs them fails as the store does: 503, never a guess. */
 function notLoaded(): StoreUnavailableError {
@@ -295,29 +208,14 @@ export class SigningKeys {
   /** Makes a new active key; the old one is retired, and retired keys whose tokens have all expired leave the store. */
   async rotate(): Promise<{ kid: string; previousKid: string }> {
     if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: rotate by replacing that file.');
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const raw = await this.store.getMeta(KEYS_META);
-      if (raw === null) {
-        // Lost with the store's data: the re-read writes back the set this instance holds.
-        if (attempt === 0 && this.raw) {
-          await this.refresh();
-          continue;
-        }
-        throw new Error('the signing key set is missing from the store');
-      }
-      const current = parseKeySet(raw);
-      const now = this.now();
+    return this.changeSet('rotation', async (current, now) => {
       const next: StoredKeySet = {
         active: await newKey(this.algorithm, now),
         retired: [{ ...current.active, retiredAt: new Date(now).toISOString() }, ...current.retired.filter((k) => this.dropAt(k) > now)],
         withdrawn: current.withdrawn.filter((k) => this.dropAt(k) > now),
       };
-      if (await this.store.compareAndSetMeta(KEYS_META, raw, JSON.stringify(next))) {
-        await this.refresh();
-        return { kid: next.active.kid, previousKid: current.active.kid };
-      }
-    }
-    throw new Error('signing keys changed concurrently five times; try the rotation again');
+      return { next, result: { kid: next.active.kid, previousKid: current.active.kid } };
+    });
   }
 
   /**
@@ -327,15 +225,12 @@ export class SigningKeys {
    */
   async retire(kid: string): Promise<{ key: SigningKeyInfo; alreadyRetired: boolean }> {
     if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: retire a key by removing it from that file on every instance.');
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const raw = await this.storedSet();
-      const current = parseKeySet(raw);
-      const now = this.now();
+    return this.changeSet<{ key: SigningKeyInfo; alreadyRetired: boolean }>('retirement', async (current, now) => {
       if (current.active.kid === kid) {
         throw new GatewayError('signing_key_active', `${kid} is the active signing key: rotate first (POST /admin/v1/signing-keys/rotate, gatewayctl keys rotate), then retire it.`);
       }
       const done = current.withdrawn.find((k) => k.kid === kid && this.dropAt(k) > now);
-      if (done) return { key: this.withdrawnInfo(done), alreadyRetired: true };
+      if (done) return { result: { key: this.withdrawnInfo(done), alreadyRetired: true } };
       const target = current.retired.find((k) => k.kid === kid && this.dropAt(k) > now);
       if (!target) throw new GatewayError('not_found', UNKNOWN_KID);
       // The mark first, for as long as any token of the key may verify anywhere: once the answer
@@ -348,12 +243,25 @@ export class SigningKeys {
         retired: current.retired.filter((k) => k.kid !== kid && this.dropAt(k) > now),
         withdrawn: [withdrawn, ...current.withdrawn.filter((k) => this.dropAt(k) > now)],
       };
+      return { next, result: { key: this.withdrawnInfo(withdrawn), alreadyRetired: false } };
+    });
+  }
+
+  /**
+   * Changes the stored set by compare-and-set, read again on a concurrent change (five tries); a
+   * change that writes nothing (no next) answers at once. This instance re-reads what it wrote.
+   */
+  private async changeSet<R>(what: string, change: (current: StoredKeySet, now: number) => Promise<{ next?: StoredKeySet; result: R }>): Promise<R> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const raw = await this.storedSet();
+      const { next, result } = await change(parseKeySet(raw), this.now());
+      if (!next) return result;
       if (await this.store.compareAndSetMeta(KEYS_META, raw, JSON.stringify(next))) {
         await this.refresh();
-        return { key: this.withdrawnInfo(withdrawn), alreadyRetired: false };
+        return result;
       }
     }
-    throw new Error('signing keys changed concurrently five times; try the retirement again');
+    throw new Error(`signing keys changed concurrently five times; try the ${what} again`);
   }
 
   /** Every key of the stored set (or the key file), the active one first, as the store holds them now. */
