@@ -17,8 +17,10 @@ t.test(`${ACCOUNTS} service accounts listed page by page: each once, memory flat
   const deployment = await sharedRedisDeployment(t, 'paging-memory');
   const prefix = deployment.env.GATEWAY_REDIS_KEY_PREFIX!;
 
-  // Seed through the store itself (the admin API would take minutes), a batch at a time.
-  const store = new RedisCredentialStore(deployment.env.REDIS_URL!, prefix);
+  // Seed through the store itself (the admin API would take minutes), a batch at a time. A batch
+  // of 1,000 scripts in flight can outlast the default command deadline on a busy machine: the
+  // seeding is setup, not the subject, so it waits longer.
+  const store = new RedisCredentialStore(deployment.env.REDIS_URL!, prefix, { commandTimeoutMs: 10_000 });
   await store.connect();
   const publicKey = sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey);
   const seedStarted = Date.now();
