@@ -24,6 +24,9 @@ import type { RepairOptions, RepairReport } from './types.js';
 
 const DEFAULT_SETTLE_MS = 2000;
 const DEFAULT_BATCH = 500;
+/** Keys one SCAN step examines: its cost in Redis follows the whole keyspace of the database, not
+ * the prefix's share of it, so it is not tied to the (possibly small) batch of records handled. */
+const SCAN_COUNT = 1000;
 /** Records without an entry awaiting their second look, at most (then they are looked at at once). */
 const MAX_PENDING = 10_000;
 /** Far longer than any write can wait in a socket buffer before it reaches Redis. */
@@ -91,22 +94,26 @@ class IndexRepair {
       let cursor = '0';
       do {
         this.checkStopped();
-        const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', this.batch);
+        const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
         cursor = next;
-        const clients: string[] = [];
-        const accounts: string[] = [];
-        const pointers: string[] = [];
-        for (const key of found) {
-          const rest = key.slice(this.keys.prefix.length);
-          let match: RegExpExecArray | null;
-          if ((match = CLIENT_RECORD.exec(rest))) clients.push(match[1]!);
-          else if ((match = ACCOUNT_RECORD.exec(rest))) accounts.push(match[1]!);
-          else if ((match = ACCOUNT_POINTER.exec(rest))) pointers.push(match[1]!);
-        }
-        await Promise.all([this.listClients(clients), this.listAccounts(accounts), this.checkPointers(pointers)]);
-        await this.settleIfFull();
+        for (let start = 0; start < found.length; start += this.batch) await this.handleKeys(found.slice(start, start + this.batch));
       } while (cursor !== '0');
     }
+  }
+
+  private async handleKeys(keys: readonly string[]): Promise<void> {
+    const clients: string[] = [];
+    const accounts: string[] = [];
+    const pointers: string[] = [];
+    for (const key of keys) {
+      const rest = key.slice(this.keys.prefix.length);
+      let match: RegExpExecArray | null;
+      if ((match = CLIENT_RECORD.exec(rest))) clients.push(match[1]!);
+      else if ((match = ACCOUNT_RECORD.exec(rest))) accounts.push(match[1]!);
+      else if ((match = ACCOUNT_POINTER.exec(rest))) pointers.push(match[1]!);
+    }
+    await Promise.all([this.listClients(clients), this.listAccounts(accounts), this.checkPointers(pointers)]);
+    await this.settleIfFull();
   }
 
   /** Adds an index entry for a record that has none; taken back if the record was deleted meanwhile. */

@@ -31,7 +31,7 @@ async function writeOldLayout(redis: Redis, prefix: string, count: number): Prom
   batch.set(`${prefix}revoked:${jti}`, '1', 'EX', 600);
   batch.set(`${prefix}meta:jwt-signing-keys`, '{"keys":[]}');
   batch.set(`${prefix}session:s1`, 'session-data', 'EX', 600);
-  batch.set(`${prefix}fail:oauth:address:1.2.3.4`, '3', 'EX', 300);
+  batch.set(`${prefix}fail:oauth:address:1.2.3.4`, '3', 'EX', 250);
   await batch.exec();
   return { prefix, clients, accounts, jti };
 }
@@ -77,7 +77,11 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   t.same(await store.bearerState(client.clientId, randomUUID(), 'kid'), { client, revoked: false, signingKeyRetired: false });
   t.equal(await store.getMeta('jwt-signing-keys'), '{"keys":[]}', 'meta keys keep their names');
   t.equal(await store.getSession('s1'), 'session-data', 'sessions keep their names');
-  t.same(await store.reserveAttempt([{ key: 'oauth:address:1.2.3.4', max: 3 }], 300), { allowed: false, retryAfterSeconds: 300 }, 'failure counters moved with their count and window');
+  // Seeded with 250 s left of its window: the moved counter keeps what was left (less the seconds
+  // this test has taken), not a fresh 300 s window.
+  const attempt = await store.reserveAttempt([{ key: 'oauth:address:1.2.3.4', max: 3 }], 300);
+  t.equal(attempt.allowed, false, 'failure counters moved with their count...');
+  t.ok(attempt.retryAfterSeconds <= 250 && attempt.retryAfterSeconds > 200, `...and what was left of their window (${attempt.retryAfterSeconds} s)`);
 
   const left = (await redis.keys(`${data.prefix}*`)).map((k) => k.slice(data.prefix.length)).filter((k) => !k.includes('{') && !k.startsWith('index:') && !k.startsWith('layout:'));
   t.same(left.sort(), ['meta:jwt-signing-keys', `revoked:${data.jti}`, 'session:s1'].sort(), 'no other key of the first layout is left');
