@@ -23,11 +23,16 @@
 //     failure is counted. Concurrent requests of the rightful client are never refused for being in
 //     flight together, and a success costs one store round trip, not three. What a guesser learns is
 //     the same: at most the ceiling's worth of 401s, then 429 whatever the secret.
+//     On a Redis Cluster the counters share one slot, so one master holds them all: while it is
+//     lost (NodeUnavailableError), a right secret is still answered and a wrong one gets 503,
+//     uncounted. Guessing then runs unthrottled but learns nothing a 256-bit secret would give up;
+//     'reserve-first' (a password) fails closed instead.
 import { createHash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { Address } from '../net/cidr.js';
 import { throttleKeyOf } from '../net/throttle-key.js';
+import { NodeUnavailableError } from '../store/node-unavailable-error.js';
 import type { AttemptLimit, AttemptReservation, CredentialStore } from '../store/types.js';
 
 export type ThrottleSettings = Pick<
@@ -64,7 +69,11 @@ export class FailureThrottle {
     const limits = this.limitsFor(subject);
     if (this.mode === 'count-failures') {
       // A check that throws (the store is unavailable) is not the client's failure: not counted.
-      const [check, result] = await Promise.all([this.store.checkAttempt(limits), verify()]);
+      const [check, result] = await Promise.all([this.store.checkAttempt(limits).catch(lostNode), verify()]);
+      if (check instanceof NodeUnavailableError) {
+        if (result !== null) return result;
+        throw check;
+      }
       this.refuseUnless(check);
       if (result !== null) return result;
       this.refuseUnless(await this.store.reserveAttempt(limits, this.settings.throttleWindowSeconds));
@@ -96,4 +105,10 @@ export class FailureThrottle {
     );
     return limits;
   }
+}
+
+/** The counters' one Cluster master is lost: the error itself, to decide by; any other failure throws. */
+function lostNode(error: unknown): NodeUnavailableError {
+  if (error instanceof NodeUnavailableError) return error;
+  throw error;
 }

@@ -72,6 +72,17 @@ export class AccessTokens {
     return { token, claims };
   }
 
+  /**
+   * Whether a verified token's key counts as retired, given the store's mark. An unreadable mark
+   * (null: its one Cluster master is lost) clears only the active key, which cannot be retired
+   * without a rotation first; any other key fails closed.
+   */
+  isRetired(kid: string, mark: boolean | null): boolean {
+    if (mark !== null) return mark;
+    if (kid === this.keys.signingKey().kid) return false;
+    throw new StoreUnavailableError(new Error('the retirement mark of the token\'s signing key could not be read'));
+  }
+
   /** Verifies signature, algorithm, typ, iss, aud and exp; throws TokenVerificationError with a reason. */
   async verify(token: string): Promise<VerifiedToken> {
     const cached = this.verified.get(token, Math.floor(Date.now() / 1000), (kid) => this.keys.knows(kid));

@@ -56,7 +56,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
     if (!verified) return { active: false };
     const { claims } = verified;
     const state = await deps.store.bearerState(claims.client_id, claims.jti, verified.kid);
-    if (!state.client || state.revoked || state.signingKeyRetired) return { active: false };
+    if (!state.client || state.revoked || deps.tokens.isRetired(verified.kid, state.signingKeyRetired)) return { active: false };
     return {
       active: true,
       scope: claims.scope,

@@ -46,7 +46,7 @@ export class BearerAuthenticator implements Authenticator {
     const state = await this.store.bearerState(claims.client_id, claims.jti, kid);
     if (!state.client) throw invalidToken('the client was deleted');
     if (state.revoked) throw invalidToken('the token was revoked');
-    if (state.signingKeyRetired) throw invalidToken(SIGNING_KEY_RETIRED);
+    if (this.tokens.isRetired(kid, state.signingKeyRetired)) throw invalidToken(SIGNING_KEY_RETIRED);
     return {
       kind: 'client',
       clientId: claims.client_id,

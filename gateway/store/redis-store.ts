@@ -189,12 +189,17 @@ export class RedisCredentialStore implements CredentialStore {
     return this.guard(() => this.replicaAck.write<T>(slotKey, write));
   }
 
-  /** Reads groups of keys, each group within one slot: one MGET on a single server, one per group (at once) on a Cluster. */
-  private async mgetGroups(groups: string[][]): Promise<(string | null)[][]> {
+  /**
+   * Reads groups of keys, each group within one slot: one MGET on a single server, one per group (at
+   * once) on a Cluster, where the group numbered mayFail (if any) is null when its read fails.
+   */
+  private async mgetGroups(groups: string[][]): Promise<(string | null)[][]>;
+  private async mgetGroups(groups: string[][], mayFail: number): Promise<((string | null)[] | null)[]>;
+  private async mgetGroups(groups: string[][], mayFail?: number): Promise<((string | null)[] | null)[]> {
     if (groups.length === 0) return [];
     if (this.redis instanceof Cluster) {
       const cluster = this.redis;
-      return Promise.all(groups.map((group) => cluster.mget(group)));
+      return Promise.all(groups.map((group, i) => (i === mayFail ? cluster.mget(group).catch(() => null) : cluster.mget(group))));
     }
     const flat = await this.redis.mget(groups.flat());
     let next = 0;
@@ -277,13 +282,16 @@ export class RedisCredentialStore implements CredentialStore {
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
     // The client's keys share a slot; the retired-key mark (and an old revocation mark, only while
     // they may exist) are in others: one MGET on a single server, one per slot at once on a Cluster.
+    // Every token names one of a few kids, so on a Cluster their marks sit on one master: losing it
+    // must not stop every Bearer request. There an unreadable mark is null (AccessTokens.isRetired).
     const groups = [[this.keys.client(clientId), this.keys.revoked(clientId, jti)], [this.keys.retiredSigningKey(kid)]];
     if (Date.now() < this.legacyRevocationsUntil) groups.push([this.keys.legacyRevoked(jti)]);
-    const [[client, revoked] = [], [keyRetired] = [], [legacy] = []] = await this.guard(() => this.mgetGroups(groups));
+    const [own, mark, legacy] = await this.guard(() => this.mgetGroups(groups, 1));
+    const [client, revoked] = own!;
     return {
       client: client ? (JSON.parse(client) as ClientRecord) : null,
-      revoked: (revoked ?? legacy ?? null) !== null,
-      signingKeyRetired: (keyRetired ?? null) !== null,
+      revoked: (revoked ?? legacy?.[0] ?? null) !== null,
+      signingKeyRetired: mark ? (mark[0] ?? null) !== null : null,
     };
   }
 

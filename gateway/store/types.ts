@@ -93,8 +93,12 @@ export interface BearerState {
   /** Null when the client was deleted (or never existed): its tokens fail at once. */
   client: ClientRecord | null;
   revoked: boolean;
-  /** The token's signing key was retired (retireSigningKey): its tokens fail at once. */
-  signingKeyRetired: boolean;
+  /**
+   * The token's signing key was retired (retireSigningKey): its tokens fail at once. Null when the
+   * mark could not be read while the rest could (on a Cluster, the mark's one master is lost):
+   * AccessTokens.isRetired decides then.
+   */
+  signingKeyRetired: boolean | null;
 }
 
 /** The account behind an Access ID (null when unknown or deleted), and whether the nonce was used. */

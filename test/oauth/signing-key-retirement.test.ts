@@ -181,6 +181,47 @@ t.test('an instance that never hears of the retirement still refuses the key at 
   t.equal((await tokenRequest(b, { client_id: client.client_id, client_secret: client.client_secret })).statusCode, 200, 'B still issues tokens');
 });
 
+t.test("a retirement mark the store cannot read (its Cluster master lost): the active key's tokens pass, a rotated-out key's fail closed with 503", async (t) => {
+  let markLost = false;
+  const tg = await startTestGateway(t, {
+    wrapStore: (store) =>
+      new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === 'bearerState') {
+            return async (...args: Parameters<CredentialStore['bearerState']>) => {
+              const state = await target.bearerState(...args);
+              return markLost ? { ...state, signingKeyRetired: null } : state;
+            };
+          }
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+  });
+  const client = await createClient(tg, ['sales']);
+  const older = await accessToken(tg, client);
+  await rotate(tg);
+  const current = await accessToken(tg, client);
+  const introspection = await createClient(tg, ['sales'], { resource_server: true });
+  const introspect = (token: string) =>
+    tg.gateway.publicApp.inject({
+      method: 'POST',
+      url: '/v1/oauth/introspect',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ client_id: introspection.client_id, client_secret: introspection.client_secret, token }).toString(),
+    });
+
+  markLost = true;
+  t.equal((await get(tg, current)).statusCode, 200, 'the active key cannot have been retired: served');
+  t.match((await introspect(current)).json(), { active: true }, 'and introspected as active');
+  const refused = await get(tg, older);
+  t.equal(refused.statusCode, 503, 'a rotated-out key might have been: fail closed');
+  t.equal(refused.json<{ error: string }>().error, 'store_unavailable');
+  t.equal((await introspect(older)).statusCode, 503, 'introspection fails closed too');
+  markLost = false;
+  t.equal((await get(tg, older)).statusCode, 200, 'once the mark is read again, the rotated-out key verifies');
+});
+
 t.test('keys from GATEWAY_JWT_SIGNING_KEY_FILE: listed, and retiring is refused with 400 (change the file)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-keys-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { startTestGateway } from '../helpers/gateway.js';
 import { createClient, tokenRequest } from '../helpers/oauth.js';
+import { NodeUnavailableError } from '../../gateway/store/node-unavailable-error.js';
 
 const PROXIED = { trusted_proxies: ['127.0.0.1'] };
 const SMALL = { ...PROXIED, throttle_max_failures: 3, throttle_max_failures_per_address: 5, throttle_max_failures_per_credential: 6, throttle_window_seconds: 120 };
@@ -124,4 +125,31 @@ t.test('a success is not counted as a failure', async (t) => {
   assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 'after 9 failures the right secret works');
   assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here), 'a 10th failure is still checked: the success gave its attempt back');
   assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 300, 'after 10 failures the pair is throttled');
+});
+
+t.test("the counters' Cluster master lost: a right secret still gets a token, a wrong one 503 uncounted; a sign-in with a password fails closed", async (t) => {
+  let lost = false;
+  const unavailable = () => Promise.reject(new NodeUnavailableError('127.0.0.1:7001', new Error('Command timed out')));
+  const tg = await startTestGateway(t, {
+    config: PROXIED,
+    wrapStore: (store) =>
+      new Proxy(store, {
+        get(target, property, receiver) {
+          if (lost && (property === 'checkAttempt' || property === 'reserveAttempt')) return unavailable;
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+  });
+  const client = await createClient(tg, ['sales']);
+  const here = from('192.0.2.91');
+  lost = true;
+  assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 'the right secret: a token');
+  const wrong = await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here);
+  t.equal(wrong.statusCode, 503, 'a wrong secret cannot be counted: 503, not 401');
+  t.equal(wrong.json<{ error: string }>().error, 'store_unavailable');
+  const signIn = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { token: 'wrong' } });
+  t.equal(signIn.statusCode, 503, 'a dashboard sign-in (reserve-first) is refused while nothing can be counted');
+  lost = false;
+  assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here), 'counted again once the master is back');
 });

@@ -159,3 +159,38 @@ t.test('a watcher whose subscriber connection is cut opens another and re-reads:
   await until(() => seen === 'v3', 'and hears later changes', 3000);
   t.equal(seen, 'v3');
 });
+
+t.test('a lost master holding the retired-key mark: bearerState still answers for clients elsewhere, the mark unread (null)', async (t) => {
+  // Last in this file: a master hangs for well under the cluster's node timeout (2 s), so no
+  // failover follows and the cluster is whole again when it resumes.
+  const prefix = uniquePrefix('mark');
+  const store = new RedisCredentialStore({ redisClusterNodes: cluster.nodes }, prefix, { commandTimeoutMs: 300 });
+  await store.connect();
+  t.teardown(() => store.close());
+  const kid = 'active-kid';
+  const markMaster = await masterOf(`${prefix}signing-key-retired:${kid}`);
+  const clients = Array.from({ length: 12 }, () => clientRecord());
+  for (const c of clients) await store.createClient(c);
+  const homes = await Promise.all(clients.map((c) => masterOf(`${prefix}client:{${c.clientId}}`)));
+  const elsewhere = clients.find((_c, i) => homes[i] !== markMaster)!;
+  const beside = clients.find((_c, i) => homes[i] === markMaster);
+  t.ok(elsewhere, 'a client on another master');
+
+  const hung = cluster.servers.find((s) => s.port === markMaster)!;
+  hung.child.kill('SIGSTOP');
+  try {
+    t.same(await store.bearerState(elsewhere.clientId, 'jti', kid), { client: elsewhere, revoked: false, signingKeyRetired: null }, 'the client answers; the mark is unread, not "not retired"');
+    if (beside) await t.rejects(store.bearerState(beside.clientId, 'jti', kid), { name: 'NodeUnavailableError' }, "a client on the lost master fails as before");
+  } finally {
+    hung.child.kill('SIGCONT');
+  }
+  await until(async () => (await store.bearerState(elsewhere.clientId, 'jti', kid).catch(() => null))?.signingKeyRetired === false, 'the mark is read again once the master answers', 10_000);
+});
+
+/** The port of the master that serves a key's slot. */
+async function masterOf(key: string): Promise<number> {
+  const slot = Number(await command(cluster.nodes[0]!.port, 'CLUSTER', 'KEYSLOT', key));
+  const ranges = (await command(cluster.nodes[0]!.port, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+  const range = ranges.find(([from, to]) => slot >= from && slot <= to)!;
+  return Number(range[2][1]);
+}
