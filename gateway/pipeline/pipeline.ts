@@ -19,7 +19,7 @@ import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { UpstreamName } from '../policy/policy-loader.js';
 import type { RouteTable } from '../policy/route-table.js';
-import { CredentialChangedError, type Authenticators } from './authenticator.js';
+import { CredentialChangedError, type Authenticators } from './authenticate/authenticator.js';
 import { authorize } from './authorize.js';
 import type { RequestContext } from './context.js';
 import { Forwarder } from './forward.js';

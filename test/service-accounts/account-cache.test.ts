@@ -4,7 +4,7 @@
 // changing, refused 503 and not forwarded).
 import { generateKeyPairSync } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { AccountCache } from '../../gateway/service-accounts/account-cache.js';
+import { AccountCache } from '../../gateway/pipeline/authenticate/signature/account-cache.js';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
 import type { NonceConsumption, ServiceAccountRecord } from '../../gateway/store/types.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';

@@ -9,25 +9,26 @@
 //       still the version authenticate used; then read the body, bounded by the per-request limit
 //       and the gateway-wide body budget, and check it against the signed digest.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Settings } from '../config/settings.js';
-import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
-import type { BodyBudget } from '../http/body-budget.js';
-import { maskAccessId } from '../http/logging.js';
-import { CredentialChangedError, type Authenticator } from '../pipeline/authenticator.js';
-import type { RequestContext, ServiceAccountPrincipal } from '../pipeline/context.js';
-import { verifyEd25519 } from '../signing/ed25519.js';
-import { SignatureError } from '../../clients/typescript/src/errors.js';
-import type { HeaderFields } from '../../clients/typescript/src/message.js';
-import { ACCESS_ID_HEADER } from '../../clients/typescript/src/profile.js';
-import { buildSignatureBase } from '../../clients/typescript/src/signature-base.js';
-import { SignatureHeaders } from '../signing/signature-headers.js';
-import { serviceAccountKeys } from '../store/service-account-keys.js';
-import type { CredentialStore, ServiceAccountRecord } from '../store/types.js';
+import type { Settings } from '../../../config/settings.js';
+import { GatewayError, isGatewayError, type ErrorCode } from '../../../errors.js';
+import type { BodyBudget } from '../../../http/body-budget.js';
+import { maskAccessId } from '../../../http/logging.js';
+import { CredentialChangedError, type Authenticator } from '../authenticator.js';
+import type { RequestContext, ServiceAccountPrincipal } from '../../context.js';
+import { verifyEd25519 } from '../../../signing/ed25519.js';
+import { SignatureError } from '../../../../clients/typescript/src/errors.js';
+import type { HeaderFields } from '../../../../clients/typescript/src/message.js';
+import { ACCESS_ID_HEADER } from '../../../../clients/typescript/src/profile.js';
+import { buildSignatureBase } from '../../../../clients/typescript/src/signature-base.js';
+import { SignatureHeaders } from '../../../signing/signature-headers.js';
+import { serviceAccountKeys } from '../../../store/service-account-keys.js';
+import type { CredentialStore, ServiceAccountRecord } from '../../../store/types.js';
 import { AccountCache, type CachedAccount } from './account-cache.js';
-import { isUuid } from '../uuid.js';
+import { isUuid } from '../../../uuid.js';
 import { checkDeclaredLength, readRequestBody } from './request-body.js';
 import { receivedHeaders, receivedRequest } from './signed-request.js';
-import { acceptSignature, checkBodyDigest, checkCoverage, checkDigestHeader, checkParameters, nonceTtlSeconds } from './signature-policy.js';
+import { acceptSignature, checkBodyDigest, checkCoverage, checkDigestHeader, checkParameters } from './signature-policy.js';
+import { nonceTtlSeconds } from '../../../signing/signature-window.js';
 
 // One code per thing the client has to fix; signature_invalid only for a signature that does not verify.
 const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {

@@ -4,7 +4,7 @@
 // so a deleted or changed account is refused or checked again from the store at once, on every
 // instance. Bounded in count; an entry is added only once a signature verified with it, and
 // replaced when the store gave a newer version.
-import type { ServiceAccountRecord } from '../store/types.js';
+import type { ServiceAccountRecord } from '../../../store/types.js';
 
 export interface CachedAccount {
   readonly account: ServiceAccountRecord;

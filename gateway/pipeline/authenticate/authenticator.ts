@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../errors.js';
-import type { AuthScheme } from '../policy/policy-loader.js';
-import type { Principal, RequestContext } from './context.js';
+import { GatewayError } from '../../errors.js';
+import type { AuthScheme } from '../../policy/policy-loader.js';
+import type { Principal, RequestContext } from '../context.js';
 
 /** One authentication scheme: proves who sent the request or throws a GatewayError (401/503). */
 export interface Authenticator {

@@ -3,12 +3,12 @@
 // signed it retired".
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { GatewayError } from '../errors.js';
-import type { AccessTokens } from '../oauth/access-tokens.js';
-import { SIGNING_KEY_RETIRED, TokenVerificationError, type VerifiedToken } from '../oauth/access-tokens.js';
-import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
+import { GatewayError } from '../../errors.js';
+import type { AccessTokens } from '../../oauth/access-tokens.js';
+import { SIGNING_KEY_RETIRED, TokenVerificationError, type VerifiedToken } from '../../oauth/access-tokens.js';
+import { StoreUnavailableError, type CredentialStore } from '../../store/types.js';
 import type { Authenticator } from './authenticator.js';
-import type { ClientPrincipal, RequestContext } from './context.js';
+import type { ClientPrincipal, RequestContext } from '../context.js';
 
 const REALM = 'Bearer realm="gateway"';
 

@@ -1,9 +1,9 @@
 // The request as received (or as an edge proxy describes it), in the form the signing library
 // derives components from: method and authority as sent, path and query raw from the request line,
 // every header field line kept.
-import { headerFieldsFromRaw, type HeaderFields, type SignableRequest } from '../../clients/typescript/src/message.js';
-import type { RequestContext } from '../pipeline/context.js';
-import type { OriginalRequest } from '../pipeline/original-request.js';
+import { headerFieldsFromRaw, type HeaderFields, type SignableRequest } from '../../../../clients/typescript/src/message.js';
+import type { RequestContext } from '../../context.js';
+import type { OriginalRequest } from '../../original-request.js';
 
 export function receivedRequest(context: RequestContext, headers: HeaderFields): SignableRequest {
   const { original, target } = context;

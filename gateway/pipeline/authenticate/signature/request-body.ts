@@ -5,9 +5,9 @@
 // routes the proxy's content type parser hands over the unread payload stream (request.body).
 import type { FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { GatewayError } from '../errors.js';
-import type { BodyHold } from '../http/body-budget.js';
-import type { OriginalRequest } from '../pipeline/original-request.js';
+import { GatewayError } from '../../../errors.js';
+import type { BodyHold } from '../../../http/body-budget.js';
+import type { OriginalRequest } from '../../original-request.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('body_too_large', `The request body is larger than ${limit} bytes.`);
