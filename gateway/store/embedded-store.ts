@@ -47,7 +47,9 @@ interface Snapshot {
 class ExpiringMap {
   private readonly entries = new Map<string, Expiring>();
 
-  get(key: string, now = Date.now()): string | undefined {
+  constructor(private readonly now: () => number) {}
+
+  get(key: string, now = this.now()): string | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= now) {
@@ -58,7 +60,7 @@ class ExpiringMap {
   }
 
   set(key: string, value: string, ttlMs: number): void {
-    this.entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
   expiresAt(key: string): number | undefined {
@@ -69,9 +71,14 @@ class ExpiringMap {
     this.entries.delete(key);
   }
 
-  sweep(now = Date.now()): void {
+  sweep(now = this.now()): void {
     for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
   }
+}
+
+export interface EmbeddedStoreOptions {
+  /** Epoch milliseconds; every expiry the store keeps is measured on it (tests pass a clock they move). */
+  now?: () => number;
 }
 
 export class EmbeddedCredentialStore implements CredentialStore {
@@ -89,16 +96,26 @@ export class EmbeddedCredentialStore implements CredentialStore {
   private readonly revoked = new Map<string, number>();
   /** Retired JWT signing key kid -> until when its tokens fail (epoch seconds). */
   private readonly retiredSigningKeys = new Map<string, number>();
-  private readonly nonces = new NonceSet();
-  private readonly failures = new ExpiringMap();
+  private readonly now: () => number;
+  private readonly nonces: NonceSet;
+  private readonly failures: ExpiringMap;
   /** Rate-limit TATs (epoch microseconds) by credential and route, each kept until it has passed. */
-  private readonly rateLimits = new ExpiringMap();
-  private readonly sessions = new ExpiringMap();
+  private readonly rateLimits: ExpiringMap;
+  private readonly sessions: ExpiringMap;
   private readonly sweeper: NodeJS.Timeout;
 
   /** @param snapshotPath where durable records are kept; undefined keeps them in memory only. */
-  constructor(private readonly snapshotPath?: string) {
+  constructor(
+    private readonly snapshotPath?: string,
+    options: EmbeddedStoreOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.nonces = new NonceSet(this.now);
+    this.failures = new ExpiringMap(this.now);
+    this.rateLimits = new ExpiringMap(this.now);
+    this.sessions = new ExpiringMap(this.now);
     if (snapshotPath && existsSync(snapshotPath)) this.restore(JSON.parse(readFileSync(snapshotPath, 'utf8')) as Snapshot);
+    // Housekeeping on a real timer: reads drop what has lapsed on the store's clock by themselves; the sweep frees what nobody reads.
     this.sweeper = setInterval(() => this.sweep(), 30_000);
     this.sweeper.unref();
   }
@@ -131,7 +148,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   }
 
   private sweep(): void {
-    const nowSeconds = Date.now() / 1000;
+    const nowSeconds = this.now() / 1000;
     for (const [jti, exp] of this.revoked) if (exp < nowSeconds) this.revoked.delete(jti);
     for (const [kid, until] of this.retiredSigningKeys) if (until <= nowSeconds) this.retiredSigningKeys.delete(kid);
     this.nonces.sweep();
@@ -173,7 +190,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     // No await from read to write: on one thread, no other change can come in between.
     const client = this.clients.get(clientId);
     if (!client) return null;
-    const rolled = frozenClient(structuredClone(rolledClient(client, secretHash, graceSeconds, Date.now())));
+    const rolled = frozenClient(structuredClone(rolledClient(client, secretHash, graceSeconds, this.now())));
     this.clients.set(clientId, rolled);
     this.persist();
     return structuredClone(rolled);
@@ -186,7 +203,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
 
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
     const client = this.clients.get(clientId);
-    const nowSeconds = Date.now() / 1000;
+    const nowSeconds = this.now() / 1000;
     const exp = this.revoked.get(jti);
     const keyRetiredUntil = this.retiredSigningKeys.get(kid);
     // Stored frozen: handed out as is on the hot path, without a copy per request.
@@ -311,7 +328,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   }
 
   async checkAttempt(limits: AttemptLimit[]): Promise<AttemptReservation> {
-    return this.blocking(limits, Date.now()) ?? { allowed: true, retryAfterSeconds: 0 };
+    return this.blocking(limits, this.now()) ?? { allowed: true, retryAfterSeconds: 0 };
   }
 
   /** The refusal when a key is at its max, else undefined. */
@@ -325,12 +342,12 @@ export class EmbeddedCredentialStore implements CredentialStore {
 
   async reserveAttempt(limits: AttemptLimit[], windowSeconds: number): Promise<AttemptReservation> {
     // No await from check to count: on one thread, no other attempt can come in between.
-    const now = Date.now();
+    const now = this.now();
     const blocked = this.blocking(limits, now);
     if (blocked) return blocked;
     for (const { key } of limits) {
       const expiresAt = this.failures.expiresAt(key) ?? now + windowSeconds * 1000;
-      this.failures.set(key, String(Number(this.failures.get(key) ?? 0) + 1), expiresAt - Date.now());
+      this.failures.set(key, String(Number(this.failures.get(key) ?? 0) + 1), expiresAt - this.now());
     }
     return { allowed: true, retryAfterSeconds: 0 };
   }
@@ -339,7 +356,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     for (const key of keys) {
       const count = Number(this.failures.get(key) ?? 0);
       const expiresAt = this.failures.expiresAt(key);
-      if (count > 1 && expiresAt !== undefined) this.failures.set(key, String(count - 1), expiresAt - Date.now());
+      if (count > 1 && expiresAt !== undefined) this.failures.set(key, String(count - 1), expiresAt - this.now());
       else this.failures.delete(key);
     }
   }
@@ -347,7 +364,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
   async takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
     // No await from read to write: on one thread, no other request can come in between.
     const key = `${credentialId}\n${routeId}`;
-    const nowUs = Date.now() * 1000;
+    const nowUs = this.now() * 1000;
     const stored = this.rateLimits.get(key);
     const { decision, newTatUs } = gcraStep(stored === undefined ? undefined : Number(stored), nowUs, spacingOf(rule));
     if (newTatUs !== undefined) this.rateLimits.set(key, String(newTatUs), Math.ceil((newTatUs - nowUs) / 1000));

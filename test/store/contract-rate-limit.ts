@@ -2,13 +2,12 @@
 // from credentialStoreContract. Windows are long where exact numbers are asserted (a slow machine
 // cannot refill them between two calls) and short only where a test waits for the refill.
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
-import type { StoreFactory } from './contract.js';
+import type { StoreFactory, StoreTime } from './contract.js';
 
 const ROUTE = 'public:GET /v1/sales/{id}';
 
-export function rateLimitContract(t: Test, factory: StoreFactory): void {
+export function rateLimitContract(t: Test, factory: StoreFactory, time: StoreTime): void {
   t.test('takeRateLimit: N allowed, counting down, then refused until one interval has passed', async (t) => {
     const store = await factory(t);
     const client = randomUUID();
@@ -40,11 +39,11 @@ export function rateLimitContract(t: Test, factory: StoreFactory): void {
     const refused = await store.takeRateLimit(client, ROUTE, rule);
     t.same(refused, { allowed: false, remaining: 0, retryAfterSeconds: 1, resetSeconds: 1 });
     for (let i = 0; i < 5; i++) t.equal((await store.takeRateLimit(client, ROUTE, rule)).allowed, false);
-    await sleep(550);
+    await time.pass(550);
     const refilled = await store.takeRateLimit(client, ROUTE, rule);
     t.match(refilled, { allowed: true, remaining: 0 }, 'one request every 500 ms');
     t.equal((await store.takeRateLimit(client, ROUTE, rule)).allowed, false);
-    await sleep(1050);
+    await time.pass(1050);
     t.match(await store.takeRateLimit(client, ROUTE, rule), { allowed: true, remaining: 1 }, 'after a whole window the whole burst is back');
   });
 

@@ -1,5 +1,8 @@
 // The credential store contract: one suite, run against every implementation (redis-store.test.ts,
 // embedded-store.test.ts). A factory gives each subtest a fresh, empty store and cleans up after it.
+// Where a case needs time to pass (an expiry, a refill, room for a call that must not come), it asks
+// the run's StoreTime: a Redis run waits real time, since Redis expires keys and delivers changes on
+// its own; the embedded run moves its store's clock and lets what is pending run.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
@@ -9,6 +12,15 @@ import { until } from '../helpers/poll.js';
 import { rateLimitContract } from './contract-rate-limit.js';
 
 export type StoreFactory = (t: Test) => Promise<CredentialStore>;
+
+/** How time passes for the store the factory made last (subtests run one at a time). */
+export interface StoreTime {
+  /** Resolves once `ms` have passed for the store and what it set in motion has run. */
+  pass(ms: number): Promise<void>;
+}
+
+/** Waits the time out: for stores whose clock the test cannot move (Redis). */
+export const realTime: StoreTime = { pass: (ms) => sleep(ms) };
 
 export function clientRecord(overrides: Partial<ClientRecord> = {}): ClientRecord {
   return {
@@ -46,7 +58,7 @@ const byId = <T extends { clientId?: string; id?: string }>(a: T, b: T) => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-export function credentialStoreContract(t: Test, factory: StoreFactory): void {
+export function credentialStoreContract(t: Test, factory: StoreFactory, time: StoreTime = realTime): void {
   t.test('clients: create, get, list, delete', async (t) => {
     const store = await factory(t);
     const a = clientRecord();
@@ -202,7 +214,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     stop();
     const before = calls;
     t.equal(await store.compareAndSetMeta('watched', 'b', 'c'), true);
-    await sleep(200);
+    await time.pass(200);
     t.equal(calls, before, 'no call after the watch stopped (stopping twice is harmless)');
     t.equal(seen, 'b');
   });
@@ -456,7 +468,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     await store.createServiceAccount(a);
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'used');
-    await sleep(2100);
+    await time.pass(2100);
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
   });
 
@@ -533,7 +545,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     await store.reserveAttempt(limits, 1);
     const refused = await store.reserveAttempt(limits, 1);
     t.same(refused, { allowed: false, retryAfterSeconds: 1 });
-    await sleep(2100);
+    await time.pass(2100);
     t.same(await store.reserveAttempt(limits, 60), { allowed: true, retryAfterSeconds: 0 }, 'a new window');
     t.same(await store.reserveAttempt(limits, 60), { allowed: true, retryAfterSeconds: 0 }, 'that started from zero');
     t.equal((await store.reserveAttempt(limits, 60)).allowed, false);
@@ -564,7 +576,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     const store = await factory(t);
     const limits = [{ key: 'lapsed', max: 1 }];
     await store.reserveAttempt(limits, 1);
-    await sleep(1100);
+    await time.pass(1100);
     await store.releaseAttempt(['lapsed']);
     t.same(await store.reserveAttempt(limits, 1), { allowed: true, retryAfterSeconds: 0 });
     const refused = await store.reserveAttempt(limits, 1);
@@ -594,7 +606,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     await store.deleteSession('s1');
     t.equal(await store.getSession('s1'), null);
     await store.deleteSession('missing');
-    await sleep(2100);
+    await time.pass(2100);
     t.equal(await store.getSession('s2'), null, 'an expired session is gone');
   });
 
@@ -602,5 +614,5 @@ export function credentialStoreContract(t: Test, factory: StoreFactory): void {
     const store = await factory(t);
     await t.resolves(store.ping());
   });
-  rateLimitContract(t, factory);
+  rateLimitContract(t, factory, time);
 }
