@@ -1,7 +1,5 @@
 // Where each setting comes from: its key in config/gateway.yaml and its environment variable. The
 // readers in settings.ts, the generated reference (npm run docs) and the deployment checks use it.
-import type { Settings } from './settings.js';
-
 /** Each setting: its YAML key, its environment variable, and how to read it. */
 export const SOURCES = {
   environment: ['environment', 'GATEWAY_ENV'],
@@ -65,7 +63,7 @@ export const SOURCES = {
   shutdownDrainSeconds: ['shutdown_drain_seconds', 'GATEWAY_SHUTDOWN_DRAIN_SECONDS'],
   workers: ['workers', 'GATEWAY_WORKERS'],
   pidFile: ['pid_file', 'GATEWAY_PID_FILE'],
-} as const satisfies Record<keyof Settings, readonly [string, string]>;
+} as const satisfies Record<string, readonly [string, string]>;
 
 export type Key = keyof typeof SOURCES;
 

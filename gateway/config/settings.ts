@@ -11,6 +11,12 @@ import { readSecretKeyFile } from './secret-key-file.js';
 import { SOURCES } from './setting-sources.js';
 import { bool, int, list, lookup, oneOf, SettingsError, str, url, type Raw } from './setting-readers.js';
 
+/** True when A and B have exactly the same keys. */
+type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+// Every setting has its sources, and every source names a setting (checked when this compiles).
+const EVERY_SETTING_HAS_ITS_SOURCES: SameKeys<typeof SOURCES, Settings> = true;
+void EVERY_SETTING_HAS_ITS_SOURCES;
+
 export { redactUrl, SettingsError } from './setting-readers.js';
 
 export { SETTING_ENV_NAMES, SETTING_KEYS } from './setting-sources.js';

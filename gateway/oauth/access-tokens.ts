@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { jwtVerify, errors as joseErrors, type JWTPayload, type JWTHeaderParameters } from 'jose';
 import type { Settings } from '../config/settings.js';
 import { StoreUnavailableError } from '../store/types.js';
+import { CLOCK_TOLERANCE_SECONDS } from './clock-tolerance.js';
 import { signCompactJws } from './compact-jws.js';
 import type { SigningKeys } from './signing-keys.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
@@ -40,8 +41,6 @@ export class TokenVerificationError extends Error {
 /** Why a token of a retired signing key fails, whichever check finds it (the key set, or the store). */
 export const SIGNING_KEY_RETIRED = 'the signing key was retired';
 
-/** How far past its exp a token still verifies, for clocks that differ between machines. */
-export const CLOCK_TOLERANCE_SECONDS = 30;
 
 type TokenSettings = Pick<Settings, 'issuer' | 'audience' | 'tokenTtlSeconds' | 'jwtAllowedAlgorithms'>;
 

@@ -12,7 +12,7 @@ import type { JWK } from 'jose';
 import type { JwtAlgorithm, Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
-import { CLOCK_TOLERANCE_SECONDS } from './access-tokens.js';
+import { CLOCK_TOLERANCE_SECONDS } from './clock-tolerance.js';
 import { keySetFromFile, load, newKey, parseKeySet, type LoadedKey, type RetiredKey, type StoredKey, type StoredKeySet, type WithdrawnKey } from './signing-key-set.js';
 
 const KEYS_META = 'jwt-signing-keys';

@@ -7,7 +7,7 @@
 // store-wide breaker does not count a NodeUnavailableError either: one lost Cluster master has its
 // own breaker (node-breakers.ts), and the other masters keep serving.
 import { NodeUnavailableError } from './node-unavailable-error.js';
-import { StoreUnavailableError } from './types.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export type BreakerEvent =
   | { kind: 'down'; reason: string; first: boolean }

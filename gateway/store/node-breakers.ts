@@ -6,7 +6,7 @@
 // knows the new map. The probe of an open breaker refreshes that map, so it knows soon.
 import { StoreBreaker, type BreakerEvent } from './circuit-breaker.js';
 import { isUnavailability, NodeUnavailableError } from './node-unavailable-error.js';
-import { StoreUnavailableError } from './types.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export interface NodeState {
   /** host:port */

@@ -1,7 +1,7 @@
 // A store call that failed because one Redis Cluster master does not answer (or its breaker is
 // open): a 503 like any StoreUnavailableError, but one that says nothing about the other masters,
 // so the store-wide breaker does not count it (node-breakers.ts counts it for that node).
-import { StoreUnavailableError } from './types.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export class NodeUnavailableError extends StoreUnavailableError {
   constructor(
