@@ -3,7 +3,7 @@
 // (the Redis is shared: nothing else is touched).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { serviceAccountFromInput } from '../gateway/service-accounts/account-input.js';
+import { serviceAccountFromInput } from '../gateway/admin/service-account-input.js';
 import { generateSigningKey } from '../gateway/signing/index.js';
 import { RedisCredentialStore } from '../gateway/store/redis-store.js';
 

@@ -7,7 +7,6 @@ import type { ClientSecretHasher } from '../oauth/client-secrets.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { PolicyHolder } from '../policy/route-table.js';
 import type { Lifecycle } from '../process/lifecycle.js';
-import type { Readiness } from '../ops/readiness.js';
 import { reasonOf } from '../store/circuit-breaker.js';
 import type { CredentialStore } from '../store/types.js';
 import { adminGuard } from './admin-auth.js';
@@ -16,11 +15,17 @@ import { registerClientRoutes } from './clients-routes.js';
 import { ADMIN_SECURITY, documentListener, mergedDocument, type ApiDocument } from './api-document.js';
 import { adminErrors } from './schemas/error-body.js';
 import { PolicySchema } from './schemas/operations.js';
-import { described } from './schemas/schema-helpers.js';
+import { described } from '../http/schema-helpers.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerSigningKeyRoutes } from './signing-keys-routes.js';
 import { registerStoreRoutes } from './store-routes.js';
 import { registerDashboard } from '../dashboard/dashboard-app.js';
+
+/** What keeps the gateway from being ready, and which store nodes are lost while it serves. */
+export interface ReadinessView {
+  missing(): { what: string; why: string }[];
+  degraded(): { node: string; why: string }[];
+}
 
 export interface AdminDependencies {
   settings: Settings;
@@ -30,7 +35,8 @@ export interface AdminDependencies {
   metrics: GatewayMetrics;
   policy: PolicyHolder;
   lifecycle: Lifecycle;
-  readiness: Readiness;
+  /** What /readyz reports (gateway/ops/readiness.ts). */
+  readiness: ReadinessView;
   /** The public listener's generated OpenAPI document, merged into the one served here. */
   publicApiDocument: () => Promise<ApiDocument>;
 }

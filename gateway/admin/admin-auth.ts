@@ -1,21 +1,12 @@
 // Who may use the admin API: a caller with the admin token (CLI, automation), or a dashboard
 // session (which the dashboard module verifies, including its CSRF token on changes).
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { audit } from '../http/audit.js';
+import { secretsEqual } from '../http/secrets-equal.js';
 
 /** A second way in, e.g. a dashboard session cookie. Returns false when it does not apply. */
 export type AdminSessionCheck = (request: FastifyRequest) => Promise<boolean>;
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
-
-/** Constant-time equality of two secrets of any length. */
-export function secretsEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
 
 export function adminGuard(adminToken: string, sessionCheck?: AdminSessionCheck) {
   return async function requireAdmin(request: FastifyRequest): Promise<void> {

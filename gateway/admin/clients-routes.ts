@@ -23,7 +23,7 @@ import {
 } from './schemas/clients.js';
 import { adminErrors, usual } from './schemas/error-body.js';
 import { PageQuerySchema } from './schemas/paging.js';
-import { described } from './schemas/schema-helpers.js';
+import { described } from '../http/schema-helpers.js';
 
 export type { ClientView, CreatedClientView, RolledSecretView } from './schemas/clients.js';
 

@@ -1,20 +1,20 @@
 // Admin API for service accounts. The Access ID is returned in full once, in the 201
 // answer; everywhere else only its hint (the first 8 characters) is shown. Bodies and queries are
-// checked by the route schemas; what a schema cannot say, by account-input.ts.
+// checked by the route schemas; what a schema cannot say, by service-account-input.ts.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError, invalidField } from '../errors.js';
 import { actorOf, audit } from '../http/audit.js';
 import { maskAccessId } from '../http/logging.js';
-import { serviceAccountFromInput, serviceAccountKeyFromInput } from '../service-accounts/account-input.js';
+import { serviceAccountFromInput, serviceAccountKeyFromInput } from './service-account-input.js';
 import { serviceAccountKeys } from '../store/service-account-keys.js';
 import type { CredentialStore, ServiceAccountRecord } from '../store/types.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { pageRequest } from './paging.js';
 import { adminErrors, usual } from './schemas/error-body.js';
 import { ServiceAccountAccessIdQuerySchema, ServiceAccountListQuerySchema } from './schemas/paging.js';
-import { described } from './schemas/schema-helpers.js';
+import { described } from '../http/schema-helpers.js';
 import {
   CreatedServiceAccountSchema,
   ServiceAccountInputSchema,

@@ -6,7 +6,7 @@ import { actorOf, audit } from '../http/audit.js';
 import type { CredentialStore, RepairReport } from '../store/types.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { adminErrors } from './schemas/error-body.js';
-import { described } from './schemas/schema-helpers.js';
+import { described } from '../http/schema-helpers.js';
 import { StoreRepairSchema, type StoreRepairView } from './schemas/store.js';
 
 export type { StoreRepairView } from './schemas/store.js';

@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import { secretsEqual, type AdminSessionCheck } from '../admin/admin-auth.js';
+import { secretsEqual } from '../http/secrets-equal.js';
 import { credentialDigest, type DashboardSession, type DashboardSessions } from './sessions.js';
 
 declare module 'fastify' {
@@ -53,8 +53,8 @@ export class DashboardAuth {
     if (typeof given !== 'string' || !secretsEqual(given, session.csrfToken)) throw new GatewayError('csrf_failed');
   }
 
-  /** The check adminGuard runs when a request has no Authorization header. */
-  readonly sessionCheck: AdminSessionCheck = async (request) => {
+  /** The check adminGuard runs when a request has no Authorization header (its AdminSessionCheck). */
+  readonly sessionCheck = async (request: FastifyRequest): Promise<boolean> => {
     const found = await this.sessionOf(request);
     if (!found) return false;
     this.requireCsrf(request, found.session);

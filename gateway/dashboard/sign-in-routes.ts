@@ -3,12 +3,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { messages } from '../admin/schemas/schema-helpers.js';
+import { messages } from '../http/schema-helpers.js';
 import type { Settings } from '../config/settings.js';
 import { GatewayError, invalidField } from '../errors.js';
 import { audit } from '../http/audit.js';
 import type { Address } from '../net/cidr.js';
-import { secretsEqual } from '../admin/admin-auth.js';
+import { secretsEqual } from '../http/secrets-equal.js';
 import { burnPasswordCheck, verifyPassword } from './password-hash.js';
 import type { DashboardAuth } from './session-auth.js';
 import type { DashboardSession } from './sessions.js';

@@ -5,7 +5,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { serviceAccountFromInput } from '../../gateway/service-accounts/account-input.js';
+import { serviceAccountFromInput } from '../../gateway/admin/service-account-input.js';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { ARTIFACT_SCREENSHOT_DIR, DESKTOP, launchBrowser, newPage, PHONE, screenshot, signInWithToken, startListeningGateway, type ListeningGateway } from '../helpers/browser.js';
 import { elementsPastRightEdge, outsideViewport, overlappingPairs, pageWidth, spillingOut, wrappedText } from '../helpers/layout.js';

@@ -2,7 +2,7 @@
 // create form; these two screenshots are the ones the README shows.
 import { generateKeyPairSync } from 'node:crypto';
 import t from 'tap';
-import { serviceAccountFromInput } from '../../gateway/service-accounts/account-input.js';
+import { serviceAccountFromInput } from '../../gateway/admin/service-account-input.js';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { launchBrowser, newPage, screenshot, signInWithToken, startListeningGateway, type ListeningGateway } from '../helpers/browser.js';
 

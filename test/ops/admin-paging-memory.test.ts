@@ -4,7 +4,7 @@
 // 20,000 rather than more: the seeding fills the shared Redis that other files scan meanwhile.
 import { generateKeyPairSync } from 'node:crypto';
 import t from 'tap';
-import { serviceAccountFromInput } from '../../gateway/service-accounts/account-input.js';
+import { serviceAccountFromInput } from '../../gateway/admin/service-account-input.js';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import { startGatewayProcess } from '../helpers/gateway-process.js';

@@ -3,7 +3,7 @@
 // (line breaks, non-Latin-1) would turn each of those requests into a 502. Never trimmed: the
 // upstream gets exactly what was written.
 import { Type } from 'typebox';
-import { messages, Nullable } from './schema-helpers.js';
+import { messages, Nullable } from '../../http/schema-helpers.js';
 
 /** Visible ASCII with inner spaces, 1 to 200 characters: what an HTTP header value can carry as is. */
 export const ACCOUNT_ID_PATTERN = '^[!-~]([ -~]{0,198}[!-~])?$';

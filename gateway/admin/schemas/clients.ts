@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { SCOPES } from '../../policy/vocabulary.js';
 import { AccountIdInputSchema, AccountIdSchema } from './account-id.js';
 import { NextCursorSchema } from './paging.js';
-import { messages, Nullable } from './schema-helpers.js';
+import { messages, Nullable } from '../../http/schema-helpers.js';
 import { VocabularyList, VocabularyListInput } from './vocabulary-list.js';
 
 /** The longest grace period of a secret roll: 7 days. */

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAMS } from '../../policy/policy-loader.js';
 import { PERMISSION_NAMES, SCOPES } from '../../policy/vocabulary.js';
-import { Nullable, VocabularyName } from './schema-helpers.js';
+import { Nullable, VocabularyName } from '../../http/schema-helpers.js';
 import { VocabularyList } from './vocabulary-list.js';
 
 const PolicyRouteSchema = Type.Object(

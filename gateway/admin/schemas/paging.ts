@@ -3,7 +3,7 @@
 // request parts are never type-coerced (gateway/http/schema-validation.ts), so the pattern is the rule.
 import { Type, type Static } from 'typebox';
 import { UUID_PATTERN } from '../../uuid.js';
-import { messages, Nullable } from './schema-helpers.js';
+import { messages, Nullable } from '../../http/schema-helpers.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;

@@ -1,14 +1,14 @@
 // The admin API's service account contracts: what a route accepts and answers. The
 // full Access ID is part of the creation answer only; elsewhere its hint is. What a schema cannot
 // say (a public key that parses, CIDR ranges, an expiry in the future) is checked by
-// gateway/service-accounts/account-input.ts.
+// gateway/admin/service-account-input.ts.
 import { Type, type Static } from 'typebox';
 import { PERMISSION_NAMES } from '../../policy/vocabulary.js';
 import { DEFAULT_ALLOWED_IPS, MAX_ALLOWED_IPS } from '../../service-accounts/allowed-ips.js';
 import { ACCEPTED_PUBLIC_KEY_FORMS } from '../../service-accounts/public-key-input.js';
 import { AccountIdInputSchema, AccountIdSchema } from './account-id.js';
 import { NextCursorSchema } from './paging.js';
-import { messages, Nullable } from './schema-helpers.js';
+import { messages, Nullable } from '../../http/schema-helpers.js';
 import { VocabularyList, VocabularyListInput } from './vocabulary-list.js';
 
 export const MAX_DESCRIPTION = 200;

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { JWT_ALGORITHMS } from '../../config/settings.js';
 import { UUID_PATTERN } from '../../uuid.js';
-import { messages, Nullable, VocabularyName } from './schema-helpers.js';
+import { messages, Nullable, VocabularyName } from '../../http/schema-helpers.js';
 
 export const SIGNING_KEY_STATES = ['active', 'rotated_out', 'retired'] as const;
 

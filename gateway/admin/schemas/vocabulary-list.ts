@@ -1,7 +1,7 @@
 // A list of names from a vocabulary (a client's scopes, a service account's permissions): at
 // least one, each known. Repeats are allowed and dropped by the route, as they always were.
 import { Type } from 'typebox';
-import { messages, VocabularyName } from './schema-helpers.js';
+import { messages, VocabularyName } from '../../http/schema-helpers.js';
 
 export function VocabularyListInput(names: readonly string[], description: string) {
   const expected = `must be a non-empty list drawn from: ${names.join(', ')}`;

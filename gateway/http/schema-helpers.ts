@@ -1,6 +1,6 @@
-// Small builders the admin API schemas share.
+// Small builders the route schemas share (the admin API's and the dashboard's).
 import { Type, type Static, type TSchema } from 'typebox';
-import { MESSAGES_KEYWORD, type SchemaMessages } from '../../http/schema-errors.js';
+import { MESSAGES_KEYWORD, type SchemaMessages } from './schema-errors.js';
 
 /** The schema's own words for its failures (gateway/http/schema-errors.ts), as a schema option. */
 export function messages(texts: SchemaMessages): Record<string, SchemaMessages> {

@@ -4,14 +4,14 @@
 // Ed25519 key, each allowed_ips entry is an address or CIDR range, expires_at is a real instant in
 // the future.
 import { randomUUID } from 'node:crypto';
-import type { ServiceAccountInput, ServiceAccountKeyInput } from '../admin/schemas/service-accounts.js';
-import { RFC3339_UTC_PATTERN } from '../admin/schemas/service-accounts.js';
+import type { ServiceAccountInput, ServiceAccountKeyInput } from './schemas/service-accounts.js';
+import { RFC3339_UTC_PATTERN } from './schemas/service-accounts.js';
 import { invalidField } from '../errors.js';
 import { serviceAccountIdFor } from '../store/account-ids.js';
 import type { ServiceAccountKey, ServiceAccountRecord } from '../store/types.js';
-import { canonicalAllowedIp, DEFAULT_ALLOWED_IPS } from './allowed-ips.js';
-import { PublicKeyError } from './public-key-errors.js';
-import { parsePublicKeyInput, type ParsedPublicKey } from './public-key-input.js';
+import { canonicalAllowedIp, DEFAULT_ALLOWED_IPS } from '../service-accounts/allowed-ips.js';
+import { PublicKeyError } from '../service-accounts/public-key-errors.js';
+import { parsePublicKeyInput, type ParsedPublicKey } from '../service-accounts/public-key-input.js';
 
 const RFC3339_UTC = new RegExp(RFC3339_UTC_PATTERN);
 
