@@ -55,7 +55,7 @@ export const ERRORS = {
   // Rate limits of policy routes (per credential; distinct from the sign-in throttle's too_many_requests)
   rate_limited: { status: 429, message: 'This credential has sent more requests to this route than its rate limit allows; retry after Retry-After seconds.', action: 'Wait the Retry-After seconds before the next request to this route, and slow down.' },
 
-  // Token endpoint (RFC 6749 section 5.2 codes plus the seed's auth_error)
+  // Token endpoint (RFC 6749 section 5.2 codes plus the gateway's own auth_error)
   auth_error: CLIENT_AUTHENTICATION_FAILED,
   // auth_error under its RFC 6749 name, answered instead with oauth_error_style: rfc6749.
   invalid_client: CLIENT_AUTHENTICATION_FAILED,

@@ -23,7 +23,7 @@ export { SETTING_ENV_NAMES, SETTING_KEYS } from './setting-sources.js';
 
 export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
-/** gateway: failed client authentication is auth_error, as the seed answered; rfc6749: invalid_client. */
+/** gateway: failed client authentication is auth_error, the gateway's own code since its first API; rfc6749: invalid_client. */
 export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
 export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
 /** fence: refuse signatures created before a detected failover; wait: WAIT for a replica per signed request; off. */

@@ -70,7 +70,7 @@ function readClientCredentials(request: FastifyRequest, fields: FormFields): Cli
 }
 
 /**
- * The 401 for a client that failed to authenticate: auth_error (the seed's code, the default) or
+ * The 401 for a client that failed to authenticate: auth_error (the gateway's own code, the default) or
  * invalid_client (RFC 6749 section 5.2). Either way a client that tried Basic is told the scheme.
  */
 export function clientAuthenticationFailed(style: OAuthErrorStyle, method: ClientCredentials['method']): GatewayError {

@@ -19,7 +19,7 @@ export interface OAuthDependencies {
 }
 
 function checkGrantType(fields: FormFields): void {
-  // The seed's examples omit grant_type; when present it must be client_credentials.
+  // Clients of the gateway's first API omit grant_type (client_credentials is the only grant); when present it must be client_credentials.
   if (fields.grant_type !== undefined && fields.grant_type !== 'client_credentials') {
     throw new GatewayError('unsupported_grant_type', `The grant type ${JSON.stringify(fields.grant_type)} is not supported; use client_credentials.`);
   }

@@ -1,4 +1,4 @@
-// The scopes and permissions the seed specification defines. A policy naming anything else is
+// The scopes and permissions of the shipped public and banking APIs. A policy naming anything else is
 // rejected at load, so a typo can never silently open or close a route.
 
 export const SCOPES = ['stats', 'products', 'events', 'sales', 'sales_refund', 'financial', 'affiliates', 'webhooks'] as const;

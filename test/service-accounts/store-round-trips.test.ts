@@ -1,5 +1,5 @@
-// Store round trips per signed request (the review found a nonce key written for every request
-// with a known Access ID and random signature bytes): a refused request makes one read-only round
+// Store round trips per signed request (a nonce key was once written for every request with a
+// known Access ID and random signature bytes): a refused request makes one read-only round
 // trip at most and writes nothing; a valid one makes two the first time (a read, then the one
 // write, after its signature has verified and it is authorized) and one after that (the write,
 // which also confirms the account is the version this instance verified with). Counted on a real
