@@ -1,9 +1,9 @@
 // The embedded store's used nonces, compact: a signed request's nonce must be remembered for the
 // whole signature window (about five minutes), so a store holding each as a string key with an
-// expiry object grew by some 360 bytes per signed request: 1.3 MB/s at 3,600 signed requests a
-// second, some 400 MB at that rate for the window. Here each is a 52-bit hash of (Access ID,
-// nonce), a number in a set, about 40 bytes; the sets are generations by expiry, and a generation
-// is dropped whole once every nonce in it has expired.
+// expiry object grows by hundreds of bytes per signed request, hundreds of MB over a window at a
+// few thousand signed requests a second. Here each is a 52-bit hash of (Access ID, nonce), a
+// number in a set; the sets are generations by expiry, and a generation is dropped whole once
+// every nonce in it has expired (BENCHMARKS.md has the measured bytes per nonce).
 // Two different nonces with the same hash make the second look used: its request is refused as a
 // replay (fail closed, never a replay let through). With a million nonces held, a fresh one meets
 // a false match about once in four billion; the hash is seeded per process, so nonces cannot be
