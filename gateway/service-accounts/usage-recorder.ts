@@ -9,11 +9,18 @@ interface PendingUse {
   address: Address | undefined;
 }
 
+/** A "last used" column a few seconds behind is fine; a write per signed request is not. */
+export const USAGE_FLUSH_INTERVAL_MS = 5_000;
+
 export class UsageRecorder {
   private pending = new Map<string, PendingUse>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly store: CredentialStore, flushIntervalMs = 5_000) {
+  /** @param flushIntervalMs how often the pending uses are written (tests pass a short one). */
+  constructor(
+    private readonly store: CredentialStore,
+    flushIntervalMs = USAGE_FLUSH_INTERVAL_MS,
+  ) {
     this.timer = setInterval(() => void this.flush().catch(() => {}), flushIntervalMs);
     this.timer.unref();
   }
