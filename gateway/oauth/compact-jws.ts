@@ -1,8 +1,7 @@
 // Signs a JWT (RFC 7515 compact serialization) synchronously. jose signs through WebCrypto, an
-// asynchronous job on the thread pool per token: 87 µs per EdDSA token against 29 µs with
-// node:crypto on the bench machine. EdDSA goes through libsodium when it is installed (sodium.ts):
-// 20 µs against OpenSSL's 38 here, the same signature (Ed25519 is deterministic). Verification
-// stays with jose.
+// asynchronous job on the thread pool per token, several times node:crypto's cost (BENCHMARKS.md).
+// EdDSA goes through libsodium when it is installed (sodium.ts), faster than OpenSSL and the same
+// signature (Ed25519 is deterministic). Verification stays with jose.
 import { sign, type KeyObject } from 'node:crypto';
 import type { JwtAlgorithm } from '../config/settings.js';
 import { sodium, type Sodium } from '../signing/sodium.js';
@@ -17,10 +16,16 @@ const ED25519_SIGNATURE_BYTES = 64;
 // in libsodium's guarded memory, outside the JavaScript heap.
 const sodiumSecretKeys = new WeakMap<KeyObject, Buffer>();
 
+/** The key itself when it can sign EdDSA: node:crypto would sign with any private key (ECDSA, RSA, Ed448) under the EdDSA header. */
+function ed25519PrivateKey(key: KeyObject): KeyObject {
+  if (key.type !== 'private' || key.asymmetricKeyType !== 'ed25519') throw new TypeError('an EdDSA signing key must be an Ed25519 private key');
+  return key;
+}
+
 function sodiumSecretKey(libsodium: Sodium, key: KeyObject): Buffer {
   let secretKey = sodiumSecretKeys.get(key);
   if (secretKey === undefined) {
-    if (key.type !== 'private' || key.asymmetricKeyType !== 'ed25519') throw new TypeError('an EdDSA signing key must be an Ed25519 private key');
+    ed25519PrivateKey(key);
     const seed = Buffer.from(key.export({ format: 'jwk' }).d ?? '', 'base64url');
     secretKey = libsodium.sodium_malloc(SODIUM_SECRET_KEY_BYTES);
     libsodium.crypto_sign_seed_keypair(Buffer.alloc(ED25519_PUBLIC_KEY_BYTES), secretKey, seed);
@@ -32,7 +37,7 @@ function sodiumSecretKey(libsodium: Sodium, key: KeyObject): Buffer {
 
 /** node:crypto's signers, one per JWS algorithm (RFC 7518 3.1, RFC 8037). */
 export const OPENSSL_SIGNERS: Readonly<Record<JwtAlgorithm, Signer>> = {
-  EdDSA: (input, key) => sign(null, input, key),
+  EdDSA: (input, key) => sign(null, input, ed25519PrivateKey(key)),
   ES256: (input, key) => sign('sha256', input, { key, dsaEncoding: 'ieee-p1363' }),
   RS256: (input, key) => sign('sha256', input, key),
 };

@@ -2,9 +2,8 @@
 // Verification is strict: node:crypto (OpenSSL) accepts small-order and non-canonical points, and
 // with a small-order public key a fixed signature (e.g. R = base point, S = 1) verifies for every
 // message, so the encodings are checked here before the cofactorless equation is.
-// The equation itself is libsodium's when sodium-native is installed (sodium.ts: about 40 µs per
-// verification on the bench machine against OpenSSL's 70, and strict by itself), and node:crypto's
-// otherwise.
+// The equation itself is libsodium's when sodium-native is installed (sodium.ts: faster than
+// OpenSSL's, and strict by itself), and node:crypto's otherwise.
 import { verify, type KeyObject } from 'node:crypto';
 import { decodesToCurvePoint } from './ed25519-curve.js';
 import { hasNegativeZeroX, hasUnreducedY, isCanonicalScalar, isStrictPoint, smallOrder } from './ed25519-encoding.js';

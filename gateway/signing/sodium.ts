@@ -1,6 +1,6 @@
-// libsodium through sodium-native, when it is installed: the gateway depends on it (its Ed25519 is
-// about twice as fast as OpenSSL's on the bench machine, both ways, and strict by itself); a library
-// user who only signs requests need not install a native addon, and gets node:crypto instead.
+// libsodium through sodium-native, an optional dependency: npm installs it unless told not to, and
+// the gateway prefers it (its Ed25519 is faster than OpenSSL's both ways, see BENCHMARKS.md, and
+// strict by itself). Where the native addon cannot be installed, everything works with node:crypto.
 import { createRequire } from 'node:module';
 
 export interface Sodium {

@@ -147,7 +147,7 @@ t.test('the 12 edge cases of ed25519-speccheck: only case 3 verifies', async (t)
   }
 });
 
-t.test('the gateway verifies with libsodium (sodium-native is one of its dependencies)', async (t) => {
+t.test('the gateway verifies with libsodium (sodium-native, an optional dependency, is installed here)', async (t) => {
   t.type(ED25519_EQUATIONS.libsodium, 'function');
 });
 
