@@ -8,7 +8,6 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY gateway ./gateway
 # The signing code the gateway shares with its TypeScript client package.
 COPY clients/typescript/src ./clients/typescript/src
-COPY bench ./bench
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
 # Runtime stage: production dependencies and the compiled gateway only, as a non-root user.
