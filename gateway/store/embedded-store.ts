@@ -22,8 +22,7 @@ import type {
   ServiceAccountKey,
 } from './types.js';
 import { addingKey, removingKey } from './service-account-keys.js';
-import type { RateLimitRule } from '../policy/rate-limit-rule.js';
-import { gcraStep, spacingOf, type RateLimitDecision } from './gcra.js';
+import { gcraStep, spacingOf, type RateLimitDecision, type RateQuota } from './gcra.js';
 import { rolledClient } from './client-secret-roll.js';
 import { frozenAccount, frozenClient } from './frozen-records.js';
 import { NonceSet } from './nonce-set.js';
@@ -361,7 +360,7 @@ export class EmbeddedCredentialStore implements CredentialStore {
     }
   }
 
-  async takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+  async takeRateLimit(credentialId: string, routeId: string, rule: RateQuota): Promise<RateLimitDecision> {
     // No await from read to write: on one thread, no other request can come in between.
     const key = `${credentialId}\n${routeId}`;
     const nowUs = this.now() * 1000;

@@ -4,7 +4,14 @@
 // the TAT stays within one window of now. Nothing else is stored, so a check is one read and at most
 // one write of one key. The Redis script (redis-rate-limit.ts) and the embedded store both use
 // these numbers: whole microseconds, so that both count exactly alike.
-import type { RateLimitRule } from '../policy/rate-limit-rule.js';
+
+/** What the store counts against: N requests per W seconds (a policy's rate_limit has this shape). */
+export interface RateQuota {
+  /** Requests in one window (also the largest burst). */
+  readonly requests: number;
+  /** The window, in whole seconds. */
+  readonly perSeconds: number;
+}
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -23,7 +30,7 @@ export interface GcraSpacing {
   spanUs: number;
 }
 
-export function spacingOf(rule: RateLimitRule): GcraSpacing {
+export function spacingOf(rule: RateQuota): GcraSpacing {
   const intervalUs = Math.max(1, Math.round((rule.perSeconds * 1_000_000) / rule.requests));
   return { intervalUs, spanUs: intervalUs * rule.requests };
 }

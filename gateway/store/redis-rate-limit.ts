@@ -4,8 +4,7 @@
 // against the same time whatever its own clock says.
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import type { RateLimitRule } from '../policy/rate-limit-rule.js';
-import { decisionOf, spacingOf, type RateLimitDecision } from './gcra.js';
+import { decisionOf, spacingOf, type RateLimitDecision, type RateQuota } from './gcra.js';
 
 // KEYS[1]: the credential's TAT on the route, whole microseconds. ARGV: interval, span (µs).
 // Allowed: stores the new TAT (kept until it has passed) and returns {1, remaining, 0, reset}.
@@ -28,7 +27,7 @@ export function rateLimitKey(prefix: string, credentialId: string, routeId: stri
 }
 
 /** Counts one request against the rule; one round trip (EVALSHA, or EVAL once after a script flush). */
-export async function takeRateLimit(redis: Redis | Cluster, key: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+export async function takeRateLimit(redis: Redis | Cluster, key: string, rule: RateQuota): Promise<RateLimitDecision> {
   const { intervalUs, spanUs } = spacingOf(rule);
   let reply: unknown;
   try {

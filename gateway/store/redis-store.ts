@@ -50,8 +50,7 @@ import {
   type KeyRemoveOutcome,
   type ServiceAccountKey,
 } from './types.js';
-import type { RateLimitRule } from '../policy/rate-limit-rule.js';
-import type { RateLimitDecision } from './gcra.js';
+import type { RateLimitDecision, RateQuota } from './gcra.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -483,7 +482,7 @@ export class RedisCredentialStore implements CredentialStore {
     await this.guard(() => this.redis.releaseFailureAttempt(keys.length, ...keys.map((k) => this.keys.failures(k))));
   }
 
-  async takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
+  async takeRateLimit(credentialId: string, routeId: string, rule: RateQuota): Promise<RateLimitDecision> {
     return this.guard(() => takeRateLimit(this.redis, rateLimitKey(this.prefix, credentialId, routeId), rule));
   }
 

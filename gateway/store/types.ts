@@ -4,8 +4,7 @@
 // (read-only, before the signature is verified; skipped while the gateway holds the account's
 // current version) and consumeNonce (the one write, after it, which also confirms that version);
 // and takeRateLimit, only on routes with a rate limit.
-import type { RateLimitRule } from '../policy/rate-limit-rule.js';
-import type { RateLimitDecision } from './gcra.js';
+import type { RateLimitDecision, RateQuota } from './gcra.js';
 import type { StoreNodes } from './node-breakers.js';
 
 export interface ClientRecord {
@@ -237,7 +236,7 @@ export interface CredentialStore {
 
   // Rate limits (gcra.ts)
   /** One atomic round trip: counts one request of a credential on a route against the rule, or refuses it and writes nothing. */
-  takeRateLimit(credentialId: string, routeId: string, rule: RateLimitRule): Promise<RateLimitDecision>;
+  takeRateLimit(credentialId: string, routeId: string, rule: RateQuota): Promise<RateLimitDecision>;
 
   // Dashboard sessions
   putSession(id: string, data: string, ttlSeconds: number): Promise<void>;
