@@ -9,7 +9,7 @@ export interface AdminConnection {
 }
 
 /** --admin-url / GATEWAY_ADMIN_URL, and --admin-token / GATEWAY_ADMIN_TOKEN / the development token file. */
-export function adminConnection(options: { 'admin-url'?: string; 'admin-token'?: string }, env = process.env): AdminConnection {
+export function adminConnection(options: { 'admin-url'?: string; 'admin-token'?: string }, env: NodeJS.ProcessEnv): AdminConnection {
   const url = (options['admin-url'] ?? env.GATEWAY_ADMIN_URL ?? `http://127.0.0.1:${env.GATEWAY_ADMIN_PORT ?? '8081'}`).replace(/\/+$/, '');
   let token = options['admin-token'] ?? env.GATEWAY_ADMIN_TOKEN;
   const file = join(env.GATEWAY_DATA_DIR ?? '.gateway', 'admin-token');

@@ -1,5 +1,6 @@
 // The command model: each command declares its options and arguments with a description, so
 // program.ts can build the parser and the --help text from one place, and tests can walk them all.
+import type { CliContext } from './context.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -35,8 +36,8 @@ export interface Command {
   arguments?: ArgumentSpec[];
   /** Shown after the options in --help. */
   details?: string;
-  /** Returns the exit code (0 when nothing is returned). */
-  run(values: OptionValues, positionals: string[]): Promise<number | void>;
+  /** Returns the exit code (0 when nothing is returned); reads and writes only through `context`. */
+  run(values: OptionValues, positionals: string[], context: CliContext): Promise<number | void>;
 }
 
 /** Options every command that talks to the admin API accepts. */

@@ -4,13 +4,13 @@
 import { Command as Parser, CommanderError, Option } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error.js';
 import { GROUPS, SUBGROUPS, type Command, type OptionSpec, type OptionValues } from './command.js';
+import type { CliContext } from './context.js';
 
-export interface CliIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
+/** One run of the parser: the exit code its command returned, and whether commander printed help to stderr. */
+interface RunState {
+  code: number;
+  helpOnStderr: boolean;
 }
-
-const processIo: CliIo = { out: (text) => void process.stdout.write(text), err: (text) => void process.stderr.write(text) };
 
 /** A parse error, with the command whose --help would have helped. */
 class ParseFailure extends Error {
@@ -32,10 +32,23 @@ function toOption(name: string, spec: OptionSpec): Option {
 }
 
 /** Settings each level of the parser needs (commander copies only some of them to subcommands). */
-function configure(parser: Parser, path: string, io: CliIo): Parser {
+function configure(parser: Parser, path: string, context: CliContext, run: RunState): Parser {
   return parser
     .helpOption('-h, --help', 'show this help')
-    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => undefined })
+    .configureOutput({
+      writeOut: context.out,
+      // report() prints the errors, so commander writes to stderr only help it shows as a failure.
+      writeErr: (text) => {
+        run.helpOnStderr = true;
+        context.err(text);
+      },
+      outputError: () => undefined,
+      getOutHelpWidth: () => context.columns?.out ?? 80,
+      getErrHelpWidth: () => context.columns?.err ?? 80,
+      // No help text is styled: there is nothing to colour, whatever the terminal or NO_COLOR.
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    })
     .showSuggestionAfterError(true)
     .exitOverride((error) => {
       throw new ParseFailure(error, path, parser.commands.map((c) => c.name()));
@@ -47,9 +60,9 @@ function everyCommand(commands: Command[]): string {
   return ['Every command (run one with --help for its options):', ...commands.map((c) => `  ${c.usage}\n      ${c.summary}`)].join('\n');
 }
 
-function addCommand(parent: Parser, command: Command, io: CliIo, outcome: { code: number }): void {
+function addCommand(parent: Parser, command: Command, context: CliContext, run: RunState): void {
   const path = commandPath(command);
-  const sub = configure(parent.command(command.name), path, io).description(command.summary);
+  const sub = configure(parent.command(command.name), path, context, run).description(command.summary);
   // The synopsis is written by hand (it shows which options belong together); commander prefixes the command path.
   const prefix = `gatewayctl ${path}`;
   if (command.usage.startsWith(`${prefix} `)) sub.usage(command.usage.slice(prefix.length + 1));
@@ -60,12 +73,12 @@ function addCommand(parent: Parser, command: Command, io: CliIo, outcome: { code
   sub.action(async () => {
     const parsed = sub.opts();
     const values: OptionValues = Object.fromEntries(options.map(([name, option]) => [name, parsed[option.attributeName()]]));
-    outcome.code = (await command.run(values, sub.args)) ?? 0;
+    run.code = (await command.run(values, sub.args, context)) ?? 0;
   });
 }
 
-export function buildParser(commands: Command[], io: CliIo, outcome: { code: number }): Parser {
-  const program = configure(new Parser('gatewayctl'), '', io)
+export function buildParser(commands: Command[], context: CliContext, run: RunState): Parser {
+  const program = configure(new Parser('gatewayctl'), '', context, run)
     .description('Manage the gateway’s credentials through its admin API, and sign banking API requests.')
     .helpCommand('help [command]', 'show the help of a command')
     .addHelpText('after', `\n${everyCommand(commands)}\n\nAdmin options: --admin-url (GATEWAY_ADMIN_URL), --admin-token (GATEWAY_ADMIN_TOKEN).`);
@@ -78,11 +91,11 @@ export function buildParser(commands: Command[], io: CliIo, outcome: { code: num
       for (const name of command.group.split(' ')) {
         path = path === '' ? name : `${path} ${name}`;
         const existing = groups.get(path);
-        parent = existing ?? configure(parent.command(name), path, io).description(GROUPS[path] ?? SUBGROUPS[path] ?? '').helpCommand(false);
+        parent = existing ?? configure(parent.command(name), path, context, run).description(GROUPS[path] ?? SUBGROUPS[path] ?? '').helpCommand(false);
         groups.set(path, parent);
       }
     }
-    addCommand(parent, command, io, outcome);
+    addCommand(parent, command, context, run);
   }
   return program;
 }
@@ -93,40 +106,42 @@ function parseMessage(message: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function report(error: unknown, io: CliIo): number {
+function report(error: unknown, context: CliContext, run: RunState): number {
   if (error instanceof ParseFailure) {
+    // Help is told apart from a group named without its command by where commander printed it, not
+    // by its exit code: commander starts that from process.exitCode, which belongs to whoever runs
+    // the CLI (a test process, say).
     const { code, exitCode } = error.error;
-    if (exitCode === 0) return 0; // --help, or the help command
-    // A group named without its command: commander has just printed the group's help to stderr.
-    if (code === 'commander.help') {
-      io.err(`\ngatewayctl: ${error.commandPath} needs one of its commands: ${error.subcommands.join(', ')}.\n`);
+    if (run.helpOnStderr) {
+      context.err(`\ngatewayctl: ${error.commandPath} needs one of its commands: ${error.subcommands.join(', ')}.\n`);
       return EXIT_USAGE;
     }
-    io.err(`gatewayctl: ${parseMessage(error.message)} (see 'gatewayctl ${error.commandPath ? `${error.commandPath} ` : ''}--help')\n`);
+    if (exitCode === 0 || code === 'commander.help') return 0; // --help, or the help command
+    context.err(`gatewayctl: ${parseMessage(error.message)} (see 'gatewayctl ${error.commandPath ? `${error.commandPath} ` : ''}--help')\n`);
     return EXIT_USAGE;
   }
   if (error instanceof CliError) {
-    io.err(`gatewayctl: ${error.message}\n`);
+    context.err(`gatewayctl: ${error.message}\n`);
     return error.exitCode;
   }
   // A bug, not a mistake of the person: still one line, with the stack only on request.
-  const detail = process.env.GATEWAYCTL_DEBUG ? `\n${(error as Error).stack ?? ''}` : ' (set GATEWAYCTL_DEBUG=1 to see where)';
-  io.err(`gatewayctl: unexpected error: ${(error as Error).message ?? String(error)}${detail}\n`);
+  const detail = context.env.GATEWAYCTL_DEBUG ? `\n${(error as Error).stack ?? ''}` : ' (set GATEWAYCTL_DEBUG=1 to see where)';
+  context.err(`gatewayctl: unexpected error: ${(error as Error).message ?? String(error)}${detail}\n`);
   return EXIT_FAILURE;
 }
 
 /** Runs one command line; resolves to the exit code. */
-export async function runCli(args: string[], commands: Command[], io: CliIo = processIo): Promise<number> {
-  const outcome = { code: 0 };
-  const program = buildParser(commands, io, outcome);
+export async function runCli(args: string[], commands: Command[], context: CliContext): Promise<number> {
+  const run: RunState = { code: 0, helpOnStderr: false };
+  const program = buildParser(commands, context, run);
   if (args.length === 0) {
     program.outputHelp();
     return 0;
   }
   try {
     await program.parseAsync(args, { from: 'user' });
-    return outcome.code;
+    return run.code;
   } catch (error) {
-    return report(error, io);
+    return report(error, context, run);
   }
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { CliError, usageError } from './cli-error.js';
 import type { OptionSpec, OptionValues } from './command.js';
+import { readAll, type CliContext } from './context.js';
 import { signRequestWithBase } from '../signing/index.js';
 
 export const SIGNED_REQUEST_OPTIONS: Record<string, OptionSpec> = {
@@ -34,19 +35,32 @@ function headerOptions(values: unknown): Record<string, string> {
   return headers;
 }
 
-function readFile(option: string, file: string | 0): Buffer {
+function readFailure(option: string, file: string, error: unknown): CliError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new CliError(`cannot read ${option} ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+}
+
+function readFile(option: string, file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot read ${option} ${file === 0 ? '-' : file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw readFailure(option, file, error);
   }
 }
 
-function bodyOption(values: OptionValues): Buffer | undefined {
+async function readStdin(option: string, context: Pick<CliContext, 'stdin'>): Promise<Buffer> {
+  try {
+    return await readAll(context.stdin().stream);
+  } catch (error) {
+    throw readFailure(option, '-', error);
+  }
+}
+
+async function bodyOption(values: OptionValues, context: Pick<CliContext, 'stdin'>): Promise<Buffer | undefined> {
   if (typeof values.data === 'string' && typeof values['data-file'] === 'string') throw usageError('give -d or --data-file, not both');
   if (typeof values.data === 'string') return Buffer.from(values.data);
-  if (typeof values['data-file'] === 'string') return readFile('--data-file', values['data-file'] === '-' ? 0 : values['data-file']);
+  if (values['data-file'] === '-') return readStdin('--data-file', context);
+  if (typeof values['data-file'] === 'string') return readFile('--data-file', values['data-file']);
   return undefined;
 }
 
@@ -61,14 +75,22 @@ function absoluteUrl(url: string): string {
   return url;
 }
 
-/** The request the options describe, with the headers signRequest adds; `signature` fixes created and nonce (for explain). */
-export function signedRequest(values: OptionValues, url: string, signature: { created?: number; nonce?: string } = {}): SignedRequest {
+/**
+ * The request the options describe, with the headers signRequest adds; `signature` fixes created and
+ * nonce (for explain). The access id and key file default to the run's environment; `--data-file -` reads its stdin.
+ */
+export async function signedRequest(
+  values: OptionValues,
+  url: string,
+  context: Pick<CliContext, 'env' | 'stdin'>,
+  signature: { created?: number; nonce?: string } = {},
+): Promise<SignedRequest> {
   absoluteUrl(url);
-  const accessId = (values['access-id'] as string | undefined) ?? process.env.GATEWAY_ACCESS_ID;
-  const keyFile = (values.key as string | undefined) ?? process.env.GATEWAY_PRIVATE_KEY_FILE;
+  const accessId = (values['access-id'] as string | undefined) ?? context.env.GATEWAY_ACCESS_ID;
+  const keyFile = (values.key as string | undefined) ?? context.env.GATEWAY_PRIVATE_KEY_FILE;
   if (!accessId) throw usageError('--access-id (or GATEWAY_ACCESS_ID) is required');
   if (!keyFile) throw usageError('--key FILE (or GATEWAY_PRIVATE_KEY_FILE) is required');
-  const body = bodyOption(values);
+  const body = await bodyOption(values, context);
   const method = ((values.request as string | undefined) ?? (body ? 'POST' : 'GET')).toUpperCase();
   const headers = headerOptions(values.header);
   if (body && !headers['content-type']) headers['content-type'] = 'application/json';

@@ -1,16 +1,14 @@
 // gatewayctl --help and -h: every command and group answers both with its usage and every option
-// described (run in process, walking the command list), and the built binary does too.
+// described (run in process, walking the command list), and the real binary does too.
 import t from 'tap';
 import { COMMANDS } from '../../gateway/cli/commands/index.js';
 import { GROUPS } from '../../gateway/cli/command.js';
-import { commandPath, runCli as runInProcess } from '../../gateway/cli/program.js';
-import { runCli } from '../helpers/cli.js';
+import { commandPath } from '../../gateway/cli/program.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 
-async function help(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runInProcess(args, COMMANDS, { out: (text) => void (out += text), err: (text) => void (err += text) });
-  return { code, out, err };
+async function help(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const { code, stdout, stderr } = await runCli(args);
+  return { code, out: stdout, err: stderr };
 }
 
 /** Commander wraps descriptions to the terminal's width: compare with runs of spaces made one. */
@@ -55,12 +53,13 @@ t.test('each group and the program answer --help, -h and help', async (t) => {
   }
 });
 
+// A separate process: the help main.ts prints with the process's own stdout and exit code.
 t.test('the real binary: gatewayctl -h and request --help', async (t) => {
-  const top = await runCli(['-h']);
+  const top = await runCliProcess(['-h']);
   t.equal(top.code, 0, top.stderr);
   t.match(top.stdout, /^Usage: gatewayctl \[options\] \[command\]/);
   t.match(top.stdout, /explain \[options\] <URL>/);
-  const request = await runCli(['request', '--help']);
+  const request = await runCliProcess(['request', '--help']);
   t.equal(request.code, 0, request.stderr);
   t.equal(request.stderr, '');
   t.match(request.stdout, /^Usage: gatewayctl request /);

@@ -2,7 +2,7 @@
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
-import { printJson, printTable } from '../output.js';
+import { printJson, printLine, printTable } from '../output.js';
 import type { ClientView, RolledSecretView } from '../../admin/clients-routes.js';
 
 type Client = ClientView & { client_secret?: string };
@@ -20,20 +20,20 @@ export const clientCommands: Command[] = [
       'resource-server': { type: 'boolean', description: 'allow the client to introspect other clients\' tokens' },
       ...ADMIN_OPTIONS,
     },
-    async run(values) {
+    async run(values, _positionals, context) {
       if (!values.name) throw usageError('--name must not be empty');
-      const client = await adminRequest<Client>(adminConnection(values), 'POST', '/admin/v1/clients', {
+      const client = await adminRequest<Client>(adminConnection(values, context.env), 'POST', '/admin/v1/clients', {
         name: values.name,
         scopes: csv(values.scopes),
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
         resource_server: values['resource-server'] === true,
       });
-      if (values.json) return printJson(client);
-      console.log(`client_id:       ${client.client_id}`);
-      console.log(`client_secret:   ${client.client_secret}`);
-      console.log(`scopes:          ${client.scopes.join(' ')}`);
-      console.log(`resource_server: ${client.resource_server ? 'yes (may introspect tokens)' : 'no'}`);
-      console.log('The secret is shown only now: store it safely.');
+      if (values.json) return printJson(context, client);
+      printLine(context, `client_id:       ${client.client_id}`);
+      printLine(context, `client_secret:   ${client.client_secret}`);
+      printLine(context, `scopes:          ${client.scopes.join(' ')}`);
+      printLine(context, `resource_server: ${client.resource_server ? 'yes (may introspect tokens)' : 'no'}`);
+      printLine(context, 'The secret is shown only now: store it safely.');
     },
   },
   {
@@ -42,10 +42,11 @@ export const clientCommands: Command[] = [
     summary: 'List OAuth clients.',
     usage: 'gatewayctl clients list [--page-size N] [--json]',
     options: { 'page-size': PAGE_SIZE_OPTION, ...ADMIN_OPTIONS },
-    async run(values) {
-      const clients = await allPages<Client>(adminConnection(values), '/admin/v1/clients', 'clients', pageSize(values['page-size']));
-      if (values.json) return printJson(clients);
+    async run(values, _positionals, context) {
+      const clients = await allPages<Client>(adminConnection(values, context.env), '/admin/v1/clients', 'clients', pageSize(values['page-size']));
+      if (values.json) return printJson(context, clients);
       printTable(
+        context,
         clients.map((c) => ({ client_id: c.client_id, name: c.name, scopes: c.scopes.join(' '), resource_server: c.resource_server ? 'yes' : 'no', created: c.created_at })),
         ['client_id', 'name', 'scopes', 'resource_server', 'created'],
       );
@@ -58,10 +59,10 @@ export const clientCommands: Command[] = [
     usage: 'gatewayctl clients delete CLIENT_ID',
     options: { ...ADMIN_OPTIONS },
     arguments: [{ name: 'CLIENT_ID', description: 'the client to delete' }],
-    async run(values, [clientId]) {
+    async run(values, [clientId], context) {
       if (!clientId) throw usageError('CLIENT_ID is required');
-      await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/clients/${encodeURIComponent(clientId)}`);
-      console.log(`Deleted client ${clientId}.`);
+      await adminRequest(adminConnection(values, context.env), 'DELETE', `/admin/v1/clients/${encodeURIComponent(clientId)}`);
+      printLine(context, `Deleted client ${clientId}.`);
     },
   },
   {
@@ -75,21 +76,21 @@ export const clientCommands: Command[] = [
     },
     arguments: [{ name: 'CLIENT_ID', description: 'the client whose secret to roll' }],
     details: 'Tokens already issued stay valid. Rolling again during a grace period ends the older secret at once: at most two secrets work at a time.',
-    async run(values, [clientId]) {
+    async run(values, [clientId], context) {
       if (!clientId) throw usageError('CLIENT_ID is required');
       const grace = values['grace-seconds'];
       if (grace !== undefined && (typeof grace !== 'string' || !/^\d+$/.test(grace))) throw usageError('--grace-seconds must be a whole number of seconds');
       const rolled = await adminRequest<RolledSecretView>(
-        adminConnection(values),
+        adminConnection(values, context.env),
         'POST',
         `/admin/v1/clients/${encodeURIComponent(clientId)}/secret`,
         grace === undefined ? {} : { grace_seconds: Number(grace) },
       );
-      if (values.json) return printJson(rolled);
-      console.log(`client_id:     ${rolled.client_id}`);
-      console.log(`client_secret: ${rolled.client_secret}`);
-      console.log(`old secret:    ${rolled.previous_secret_expires_at ? `works until ${rolled.previous_secret_expires_at}` : 'refused from now on'}`);
-      console.log('The secret is shown only now: store it safely.');
+      if (values.json) return printJson(context, rolled);
+      printLine(context, `client_id:     ${rolled.client_id}`);
+      printLine(context, `client_secret: ${rolled.client_secret}`);
+      printLine(context, `old secret:    ${rolled.previous_secret_expires_at ? `works until ${rolled.previous_secret_expires_at}` : 'refused from now on'}`);
+      printLine(context, 'The secret is shown only now: store it safely.');
     },
   },
 ];

@@ -3,7 +3,7 @@
 // base can be compared line by line with this one (or with a 401's signature_base).
 import { usageError } from '../cli-error.js';
 import type { Command } from '../command.js';
-import { printJson } from '../output.js';
+import { printJson, printLine } from '../output.js';
 import { SIGNED_REQUEST_OPTIONS, signedRequest } from '../signed-request.js';
 
 function createdOption(value: unknown): number | undefined {
@@ -25,16 +25,16 @@ export const explainCommand: Command = {
     json: { type: 'boolean', description: 'print { method, url, base, headers } as JSON' },
   },
   details: 'Nothing is sent: the printed headers are valid once, within the signature window, if sent as they are.',
-  async run(values, [url]) {
+  async run(values, [url], context) {
     if (!url) throw usageError('URL is required');
     const nonce = typeof values.nonce === 'string' ? values.nonce : undefined;
     const created = createdOption(values.created);
-    const { base, ...request } = signedRequest(values, url, { ...(created === undefined ? {} : { created }), ...(nonce === undefined ? {} : { nonce }) });
-    if (values.json) return printJson({ method: request.method, url, base, headers: request.headers });
-    console.log(`${request.method} ${url} (not sent)\n`);
-    console.log('Signature base (RFC 9421 section 2.5): the exact bytes signed, lines joined by LF, no final newline:');
-    console.log(base);
-    console.log('\nHeaders the request would be sent with:');
-    for (const [name, value] of Object.entries(request.headers)) console.log(`${name}: ${value}`);
+    const { base, ...request } = await signedRequest(values, url, context, { ...(created === undefined ? {} : { created }), ...(nonce === undefined ? {} : { nonce }) });
+    if (values.json) return printJson(context, { method: request.method, url, base, headers: request.headers });
+    printLine(context, `${request.method} ${url} (not sent)\n`);
+    printLine(context, 'Signature base (RFC 9421 section 2.5): the exact bytes signed, lines joined by LF, no final newline:');
+    printLine(context, base);
+    printLine(context, '\nHeaders the request would be sent with:');
+    for (const [name, value] of Object.entries(request.headers)) printLine(context, `${name}: ${value}`);
   },
 };

@@ -3,6 +3,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { CliError, usageError } from '../cli-error.js';
 import type { Command } from '../command.js';
+import { printLine } from '../output.js';
 import { generateSigningKey } from '../../signing/index.js';
 
 export const keygenCommand: Command = {
@@ -15,7 +16,7 @@ export const keygenCommand: Command = {
     comment: { type: 'string', value: 'TEXT', description: 'the comment at the end of the ssh-ed25519 line, e.g. payroll@example' },
     force: { type: 'boolean', description: 'replace FILE and FILE.pub if they exist' },
   },
-  async run(values) {
+  async run(values, _positionals, context) {
     const out = values.out;
     if (typeof out !== 'string' || out === '') throw usageError('--out FILE is required (where the private key is written)');
     if (!values.force && (existsSync(out) || existsSync(`${out}.pub`))) throw new CliError(`${out} already exists; pass --force to replace it`);
@@ -27,7 +28,7 @@ export const keygenCommand: Command = {
     } catch (error) {
       throw new CliError(`cannot write ${out}: ${(error as Error).message}`);
     }
-    console.log(publicKeyLine);
-    console.error(`Private key written to ${out} (keep it secret); public key also in ${out}.pub.`);
+    printLine(context, publicKeyLine);
+    context.err(`Private key written to ${out} (keep it secret); public key also in ${out}.pub.\n`);
   },
 };

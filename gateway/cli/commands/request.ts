@@ -4,6 +4,7 @@
 // the body are never sent to its Location (SIGNING.md section 2).
 import { CliError, usageError } from '../cli-error.js';
 import type { Command } from '../command.js';
+import { printLine } from '../output.js';
 import { SIGNED_REQUEST_OPTIONS, signedRequest } from '../signed-request.js';
 import { REDIRECT_STATUSES } from '../../signing/index.js';
 
@@ -19,9 +20,9 @@ export const requestCommand: Command = {
     include: { type: 'boolean', short: 'i', description: 'print the response status and headers before the body' },
   },
   details: 'To see what would be signed without sending anything: gatewayctl explain, with the same options.',
-  async run(values, [url]) {
+  async run(values, [url], context) {
     if (!url) throw usageError('URL is required');
-    const { method, headers, body } = signedRequest(values, url);
+    const { method, headers, body } = await signedRequest(values, url, context);
     let response: Response;
     try {
       response = await fetch(url, { method, headers, ...(body ? { body } : {}), redirect: 'manual' });
@@ -30,18 +31,18 @@ export const requestCommand: Command = {
       throw new CliError(`cannot reach ${url}: ${cause instanceof Error ? cause.message : (error as Error).message}`);
     }
     if (values.include) {
-      console.log(`HTTP ${response.status} ${response.statusText}`);
-      response.headers.forEach((value, name) => console.log(`${name}: ${value}`));
-      console.log('');
+      printLine(context, `HTTP ${response.status} ${response.statusText}`);
+      response.headers.forEach((value, name) => printLine(context, `${name}: ${value}`));
+      printLine(context, '');
     }
     const location = response.headers.get('location');
     if (REDIRECT_STATUSES.includes(response.status) && location !== null) {
       await response.body?.cancel();
       throw new CliError(`${new URL(url).origin} answered ${response.status} with a redirect to ${locationOrigin(location, url)}, not followed: a signed request is not sent again to another URL (-i shows the Location; request it yourself if you trust it)`);
     }
-    process.stdout.write(Buffer.from(await response.arrayBuffer()));
+    context.outBytes(Buffer.from(await response.arrayBuffer()));
     if (response.status >= 400) {
-      console.error(`\ngatewayctl: HTTP ${response.status}`);
+      context.err(`\ngatewayctl: HTTP ${response.status}\n`);
       return 1;
     }
   },

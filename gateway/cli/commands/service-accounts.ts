@@ -3,7 +3,8 @@
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { CliError, usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
-import { printJson, printTable } from '../output.js';
+import type { CliContext } from '../context.js';
+import { printJson, printLine, printTable } from '../output.js';
 import { publicKeyFromOptions } from '../public-key-input.js';
 import type { ServiceAccountView } from '../../admin/service-accounts-routes.js';
 
@@ -15,7 +16,7 @@ export function escapeForTerminal(text: string): string {
   return JSON.stringify(text).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-function printAccount(account: ServiceAccount): void {
+function printAccount(context: CliContext, account: ServiceAccount): void {
   const rows: [string, string][] = [
     ['id', account.id],
     ['access_id', account.access_id ?? account.access_id_hint],
@@ -30,7 +31,7 @@ function printAccount(account: ServiceAccount): void {
     ['created_at', account.created_at],
     ['last_used', account.last_used_at ? `${account.last_used_at} from ${account.last_used_ip}` : 'never'],
   ];
-  for (const [name, value] of rows) console.log(`${`${name}:`.padEnd(13)}${value}`);
+  for (const [name, value] of rows) printLine(context, `${`${name}:`.padEnd(13)}${value}`);
 }
 
 export const serviceAccountCommands: Command[] = [
@@ -49,11 +50,11 @@ export const serviceAccountCommands: Command[] = [
       'expires-at': { type: 'string', value: 'TIME', description: 'when the credential stops working, an RFC 3339 UTC time in the future, e.g. 2030-01-31T17:00:00Z (default: never)' },
       ...ADMIN_OPTIONS,
     },
-    async run(values) {
+    async run(values, _positionals, context) {
       if (typeof values.description !== 'string') throw usageError('--description is required');
       // Read and checked before connecting, so a private key never leaves this machine.
       const publicKey = publicKeyFromOptions(values);
-      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'POST', '/admin/v1/service-accounts', {
+      const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'POST', '/admin/v1/service-accounts', {
         description: values.description,
         public_key: publicKey,
         permissions: csv(values.permissions),
@@ -61,9 +62,9 @@ export const serviceAccountCommands: Command[] = [
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
         ...(typeof values['expires-at'] === 'string' ? { expires_at: values['expires-at'] } : {}),
       });
-      if (values.json) return printJson(account);
-      printAccount(account);
-      console.log('The Access ID is shown only now: send it as x-access-id and keep it with the private key.');
+      if (values.json) return printJson(context, account);
+      printAccount(context, account);
+      printLine(context, 'The Access ID is shown only now: send it as x-access-id and keep it with the private key.');
     },
   },
   {
@@ -72,10 +73,11 @@ export const serviceAccountCommands: Command[] = [
     summary: 'List service accounts (Access IDs partly hidden).',
     usage: 'gatewayctl service-accounts list [--page-size N] [--json]',
     options: { 'page-size': PAGE_SIZE_OPTION, ...ADMIN_OPTIONS },
-    async run(values) {
-      const accounts = await allPages<ServiceAccount>(adminConnection(values), '/admin/v1/service-accounts', 'service_accounts', pageSize(values['page-size']));
-      if (values.json) return printJson(accounts);
+    async run(values, _positionals, context) {
+      const accounts = await allPages<ServiceAccount>(adminConnection(values, context.env), '/admin/v1/service-accounts', 'service_accounts', pageSize(values['page-size']));
+      if (values.json) return printJson(context, accounts);
       printTable(
+        context,
         accounts.map((a) => ({
           id: a.id,
           access_id: a.access_id_hint,
@@ -95,16 +97,16 @@ export const serviceAccountCommands: Command[] = [
     usage: 'gatewayctl service-accounts find ACCESS_ID [--json]',
     options: { ...ADMIN_OPTIONS },
     arguments: [{ name: 'ACCESS_ID', description: 'the full Access ID a caller sends in x-access-id' }],
-    async run(values, [accessId]) {
+    async run(values, [accessId], context) {
       if (!accessId) throw usageError('ACCESS_ID is required');
       const { service_accounts: found } = await adminRequest<{ service_accounts: ServiceAccount[] }>(
-        adminConnection(values),
+        adminConnection(values, context.env),
         'GET',
         `/admin/v1/service-accounts?access_id=${encodeURIComponent(accessId)}`,
       );
-      if (values.json) return printJson(found[0] ?? null);
+      if (values.json) return printJson(context, found[0] ?? null);
       if (found.length === 0) throw new CliError('No service account has that Access ID (it may have been deleted).');
-      printAccount(found[0]!);
+      printAccount(context, found[0]!);
     },
   },
   {
@@ -114,11 +116,11 @@ export const serviceAccountCommands: Command[] = [
     usage: 'gatewayctl service-accounts show ID [--json]',
     options: { ...ADMIN_OPTIONS },
     arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
-    async run(values, [id]) {
+    async run(values, [id], context) {
       if (!id) throw usageError('ID is required');
-      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'GET', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
-      if (values.json) return printJson(account);
-      printAccount(account);
+      const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'GET', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
+      if (values.json) return printJson(context, account);
+      printAccount(context, account);
     },
   },
   {
@@ -131,17 +133,17 @@ export const serviceAccountCommands: Command[] = [
       ...ADMIN_OPTIONS,
     },
     arguments: [{ name: 'ID', description: 'the service account\'s id (from list)', optional: true }],
-    async run(values, [id]) {
+    async run(values, [id], context) {
       const accessId = values['access-id'];
       if (typeof accessId === 'string') {
         if (id) throw usageError('give an ID or --access-id, not both');
-        await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts?access_id=${encodeURIComponent(accessId)}`);
-        console.log('Deleted the service account behind that Access ID.');
+        await adminRequest(adminConnection(values, context.env), 'DELETE', `/admin/v1/service-accounts?access_id=${encodeURIComponent(accessId)}`);
+        printLine(context, 'Deleted the service account behind that Access ID.');
         return;
       }
       if (!id) throw usageError('ID (or --access-id) is required');
-      await adminRequest(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
-      console.log(`Deleted service account ${id}.`);
+      await adminRequest(adminConnection(values, context.env), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
+      printLine(context, `Deleted service account ${id}.`);
     },
   },
   {
@@ -155,14 +157,14 @@ export const serviceAccountCommands: Command[] = [
       ...ADMIN_OPTIONS,
     },
     arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
-    async run(values, [id]) {
+    async run(values, [id], context) {
       if (!id) throw usageError('ID is required');
       // Read and checked before connecting, so a private key never leaves this machine.
       const publicKey = publicKeyFromOptions(values);
-      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'POST', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys`, { public_key: publicKey });
-      if (values.json) return printJson(account);
-      printAccount(account);
-      console.log('Both keys now verify. Once every client signs with the new key, remove the old one: gatewayctl service-accounts keys remove ID FINGERPRINT.');
+      const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'POST', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys`, { public_key: publicKey });
+      if (values.json) return printJson(context, account);
+      printAccount(context, account);
+      printLine(context, 'Both keys now verify. Once every client signs with the new key, remove the old one: gatewayctl service-accounts keys remove ID FINGERPRINT.');
     },
   },
   {
@@ -175,14 +177,14 @@ export const serviceAccountCommands: Command[] = [
       { name: 'ID', description: 'the service account\'s id (from list)' },
       { name: 'FINGERPRINT', description: 'the key\'s fingerprint as show prints it, e.g. SHA256:abc... (ssh-keygen -lf KEY.pub prints it too)' },
     ],
-    async run(values, [id, fingerprint]) {
+    async run(values, [id, fingerprint], context) {
       if (!id) throw usageError('ID is required');
       if (!fingerprint) throw usageError('FINGERPRINT is required');
       if (!/^SHA256:[A-Za-z0-9+/]+=*$/.test(fingerprint)) throw usageError(`FINGERPRINT must look like SHA256:... (as show or ssh-keygen -lf prints it), not ${JSON.stringify(fingerprint)}`);
-      const account = await adminRequest<ServiceAccount>(adminConnection(values), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys/${encodeURIComponent(fingerprint)}`);
-      if (values.json) return printJson(account);
-      printAccount(account);
-      console.log(`Removed key ${fingerprint}; signatures made with it are refused from now on.`);
+      const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys/${encodeURIComponent(fingerprint)}`);
+      if (values.json) return printJson(context, account);
+      printAccount(context, account);
+      printLine(context, `Removed key ${fingerprint}; signatures made with it are refused from now on.`);
     },
   },
 ];
