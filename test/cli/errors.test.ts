@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
 
 /** An admin API stand-in that records what reaches it and answers `reply` (201 {} by default). */
 async function recordingAdmin(t: Test, reply: { status: number; body: string } = { status: 201, body: '{}' }) {
@@ -38,8 +38,10 @@ function oneLine(t: Test, result: CliResult, code: number, message: RegExp, name
 
 const create = (keyArgs: string[]) => ['service-accounts', 'create', '--description', 'payroll', ...keyArgs, '--permissions', 'view_balance', '--json'];
 
+// One usage mistake and one failure run as a separate process: the exit code the shell sees is the
+// one main.ts sets, and nothing else (a stack trace from the process itself, say) reaches stderr.
 t.test('usage mistakes exit 2 with one line naming the fix', async (t) => {
-  oneLine(t, await runCli(['frobnicate']), 2, /Unknown command 'frobnicate' \(see 'gatewayctl --help'\)/, 'unknown command');
+  oneLine(t, await runCliProcess(['frobnicate']), 2, /Unknown command 'frobnicate' \(see 'gatewayctl --help'\)/, 'unknown command');
   oneLine(t, await runCli(['clients', 'list', '--frobnicate']), 2, /Unknown option '--frobnicate' \(see 'gatewayctl clients list --help'\)/, 'unknown option');
   oneLine(t, await runCli(['clients', 'create', '--scopes', 'sales']), 2, /Required option '--name <NAME>' not specified/, 'missing required option');
   oneLine(t, await runCli(['clients', 'delete']), 2, /Missing required argument 'CLIENT_ID'/, 'missing argument');
@@ -58,7 +60,7 @@ t.test('usage mistakes exit 2 with one line naming the fix', async (t) => {
 t.test('failures exit 1 with one line, never a stack trace', async (t) => {
   const { env } = await recordingAdmin(t);
   oneLine(t, await runCli(create(['--public-key-file', '/nonexistent/key.pub']), env), 1, /cannot read --public-key-file \/nonexistent\/key\.pub: no such file/, 'missing public key file');
-  oneLine(t, await runCli(['request', 'http://127.0.0.1:1/v1/balance', '--access-id', 'a', '--key', '/nonexistent/key.pem']), 1, /cannot read the key file \/nonexistent\/key\.pem: no such file/, 'missing private key file');
+  oneLine(t, await runCliProcess(['request', 'http://127.0.0.1:1/v1/balance', '--access-id', 'a', '--key', '/nonexistent/key.pem']), 1, /cannot read the key file \/nonexistent\/key\.pem: no such file/, 'missing private key file');
   oneLine(t, await runCli(['request', 'http://127.0.0.1:1/v1/transfers', '--data-file', '/nonexistent/body.json', '--access-id', 'a', '--key', 'k']), 1, /cannot read --data-file \/nonexistent\/body\.json: no such file/, 'missing body file');
   const dir = mkdtempSync(join(tmpdir(), 'cli-errors-'));
   oneLine(t, await runCli(['keygen', '--out', join(dir, 'missing-dir', 'key.pem')]), 1, /cannot write .*key\.pem: ENOENT/, 'unwritable key file');

@@ -1,5 +1,5 @@
-// gatewayctl service-accounts create --expires-at, and keys add / keys remove (key rotation), run as
-// a separate process against a test gateway's admin listener.
+// gatewayctl service-accounts create --expires-at, and keys add / keys remove (key rotation), run
+// against a test gateway's admin listener.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// gatewayctl keys list | rotate | retire, run as a separate process against a test gateway.
+// gatewayctl keys list | rotate | retire, run against a test gateway's admin listener.
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import t from 'tap';

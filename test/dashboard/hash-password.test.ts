@@ -2,10 +2,11 @@
 import t from 'tap';
 import { settingsFrom } from '../../gateway/config/settings.js';
 import { hashPassword, parsePasswordHash, verifyPassword } from '../../gateway/dashboard/password-hash.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 
 t.test('reads the password from stdin and prints a scrypt hash for GATEWAY_DASHBOARD_USERS', async (t) => {
-  const result = await runCli(['hash-password'], {}, 'correct horse battery staple\n');
+  // A separate process: the password comes through a real stdin pipe, the hash out of its real stdout.
+  const result = await runCliProcess(['hash-password'], {}, 'correct horse battery staple\n');
   t.equal(result.code, 0, result.stderr);
   const hash = result.stdout.trim();
   t.match(hash, /^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);

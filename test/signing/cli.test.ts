@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 import { bankingRequests } from '../helpers/banking-routes.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { listen } from '../helpers/http.js';
@@ -62,7 +62,8 @@ t.test('keygen, create, request through every route, list, show, delete', async 
   const deleted = await runCli(['service-accounts', 'delete', account.id], env);
   t.equal(deleted.code, 0);
   t.equal(deleted.stdout.trim(), `Deleted service account ${account.id}.`);
-  const refused = await runCli(['request', `${gatewayUrl}/v1/balance`], signing);
+  // A separate process: exit 1 through the real binary, the answer's body on its stdout, the status on its stderr.
+  const refused = await runCliProcess(['request', `${gatewayUrl}/v1/balance`], signing);
   t.equal(refused.code, 1);
   t.equal(JSON.parse(refused.stdout).error, 'unknown_access_id');
   t.match(refused.stderr, /HTTP 401/);
@@ -78,7 +79,8 @@ t.test('a key made by ssh-keygen -t ed25519 signs requests too', async (t) => {
   t.equal(created.code, 0, created.stderr);
   const account = JSON.parse(created.stdout) as CreatedServiceAccount;
   t.equal(account.fingerprint, execFileSync('ssh-keygen', ['-lf', join(dir, 'id_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]);
-  const sent = await runCli(['request', `${gatewayUrl}/v1/transfers`, '--data-file', '-', '--access-id', account.access_id, '--key', join(dir, 'id_ed25519')], {}, '{"amount":"5.00"}');
+  // A separate process: the body comes through a real stdin pipe, and the answer's bytes through its stdout.
+  const sent = await runCliProcess(['request', `${gatewayUrl}/v1/transfers`, '--data-file', '-', '--access-id', account.access_id, '--key', join(dir, 'id_ed25519')], {}, '{"amount":"5.00"}');
   t.equal(sent.code, 0, sent.stdout + sent.stderr);
   t.equal(JSON.parse(sent.stdout).body, '{"amount":"5.00"}');
   const denied = await runCli(['request', `${gatewayUrl}/v1/balance`, '--access-id', account.access_id, '--key', join(dir, 'id_ed25519')]);
