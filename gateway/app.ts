@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formBody from '@fastify/formbody';
 import type { DestinationStream } from 'pino';
 import type { Settings } from './config/settings.js';
-import { audit } from './http/audit.js';
 import { BodyBudget, countBodyAgainst } from './http/body-budget.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { newFastify } from './http/listener.js';
@@ -18,7 +17,9 @@ import type { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
 import { BearerAuthenticator } from './pipeline/authenticate/bearer.js';
-import { registerPipeline, requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
+import { observeRequests } from './pipeline/observe.js';
+import { requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
+import { registerProxy } from './pipeline/proxy.js';
 import { registerDecision } from './decision/decision-app.js';
 import { loadPolicyDirectory } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
@@ -59,26 +60,6 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-function observeRequests(app: FastifyInstance, metrics: GatewayMetrics): void {
-  app.addHook('onResponse', async (request, reply) => {
-    // Proxied requests are labelled by policy route; the gateway's own endpoints by their path.
-    const own = reply.routeOptions.url;
-    const route = request.gateway?.route.id ?? (own && own !== '/' && own !== '/*' ? own : 'unmatched');
-    const outcome = request.errorCode ?? (reply.statusCode < 400 || request.gateway?.principal ? 'forwarded' : `status_${reply.statusCode}`);
-    metrics.requests.inc({ route, outcome });
-    if (request.errorCode === 'rate_limited') metrics.rateLimited.inc({ route });
-    const forwardedAt = request.gateway?.forwardedAt;
-    if (forwardedAt !== undefined) metrics.stages.upstream.observe((performance.now() - forwardedAt) / 1000);
-    metrics.duration.observe({ route, outcome }, reply.elapsedTime / 1000);
-    const code = request.errorCode;
-    if (code && (reply.statusCode === 401 || reply.statusCode === 403 || code === 'too_many_requests')) {
-      const scheme = request.gateway?.route.auth ?? 'client';
-      metrics.authFailures.inc({ scheme, reason: code });
-      audit(request.log, 'request.denied', { reason: code, scheme, route, status: reply.statusCode, address: request.gateway?.clientAddress?.toString() ?? request.socket.remoteAddress ?? null });
-    }
-  });
-}
-
 export async function buildGateway(settings: Settings, options: GatewayOptions = {}): Promise<Gateway> {
   if (!settings.publicUpstream || !settings.bankingUpstream) throw new Error('buildGateway needs PUBLIC_UPSTREAM and BANKING_UPSTREAM');
   if (!settings.adminToken) throw new Error('buildGateway needs GATEWAY_ADMIN_TOKEN');
@@ -98,7 +79,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   await documentListener(publicApp, 'public', settings);
   // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
   publicApp.addHook('onRequest', readiness.gate());
-  observeRequests(publicApp, metrics);
+  observeRequests(publicApp, metrics, { kind: 'public' });
   const addressOf = (request: FastifyRequest) => clientAddressOf(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
     clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'), settings.oauthErrorStyle),
@@ -127,11 +108,11 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       bearer: new BearerAuthenticator(tokens, store),
       signature: new SignatureAuthenticator(store, settings, bodyBudget),
     },
-    onAuthorized: (context) => {
-      if (context.principal?.kind === 'service-account') usage.record(context.principal.account.accessId, context.clientAddress);
+    onAllowed: ({ principal, request }) => {
+      if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress);
     },
   };
-  const closeUpstreams = await registerPipeline(publicApp, { ...checks, settings, upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream } });
+  const closeUpstreams = await registerProxy(publicApp, { ...checks, settings, upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream } });
   let decisionApp: FastifyInstance | undefined;
   if (settings.decisionPort !== null) {
     decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');

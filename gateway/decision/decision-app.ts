@@ -1,26 +1,23 @@
 // The decision listener: edge proxies (nginx auth_request, Envoy ext_authz, Traefik forwardAuth)
-// ask whether a request may pass. It runs the proxy's own checks (pipeline stages 1-3c, nonce
-// consumed and, when the body is sent, its digest checked) and answers
+// ask whether a request may pass. It runs the proxy's own checks (pipeline stages 1-5, nonce
+// consumed and, when the body is sent, its digest checked) and applies their verdict to its answer:
 //   200 with the identity headers the proxy would have sent upstream, for the edge to copy; or
-//   the proxy's refusal: status, error body, WWW-Authenticate, Accept-Signature, Retry-After.
+//   the proxy's refusal: status, error body, WWW-Authenticate, Accept-Signature, Retry-After;
+// either with the verdict's response fields (RateLimit-*) for the edge to pass on to the client.
 // Only trusted proxies may ask: the decision believes its caller's description of the request and
 // its X-Forwarded-For, so a client that reached this listener could choose its own address.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
-import { audit } from '../http/audit.js';
 import { loggedAsFailure, sendError, toGatewayError } from '../http/error-reply.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { anyContains } from '../net/cidr.js';
 import { peerAddressOf } from '../net/client-ip.js';
-import type { RequestContext } from '../pipeline/context.js';
-import { principalHeaders } from '../pipeline/mutate.js';
+import { exchangeBody } from '../pipeline/body-source.js';
+import { observeRequests } from '../pipeline/observe.js';
 import { PROXIED_METHODS, type RequestChecker } from '../pipeline/pipeline.js';
-import { digestLeftToUpstream } from '../pipeline/withheld-body.js';
+import type { Allowed } from '../pipeline/verdict.js';
 import { CONVENTION_LIST, type Convention } from './conventions.js';
-
-/** Says the upstream must check the body against the signed Content-Digest (policy digest: upstream). */
-const DIGEST_DELEGATED_HEADER = 'x-gateway-digest';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -35,9 +32,8 @@ export interface DecisionDependencies {
   metrics: GatewayMetrics;
 }
 
-function decisionHeaders(context: RequestContext, request: FastifyRequest, convention: Convention): Record<string, string> {
-  const headers = principalHeaders(context, { 'x-request-id': String(request.id) });
-  if (digestLeftToUpstream(context)) headers[DIGEST_DELEGATED_HEADER] = 'upstream';
+function decisionHeaders(verdict: Allowed, request: FastifyRequest, convention: Convention): Record<string, string> {
+  const headers = { 'x-request-id': String(request.id), ...verdict.identityHeaders };
   convention.completeAllowed?.(request, headers);
   return headers;
 }
@@ -59,22 +55,18 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
       if (!peer || !anyContains(deps.settings.trustedProxies, peer)) throw new GatewayError('decision_caller_not_trusted');
     });
     scope.setErrorHandler((error, request, reply) => refuse(request, reply, error));
-    scope.addHook('onResponse', async (request, reply) => {
-      const convention = reply.routeOptions.config.convention?.name ?? 'none';
-      const route = request.gateway?.route.id ?? 'unmatched';
-      const outcome = request.errorCode ?? 'allowed';
-      deps.metrics.decisions.inc({ convention, route, outcome });
-      deps.metrics.decisionDuration.observe({ convention, outcome }, reply.elapsedTime / 1000);
-      if (request.errorCode) audit(request.log, 'request.denied', { mode: 'decision', convention, reason: request.errorCode, scheme: request.gateway?.route.auth ?? null, route, status: reply.statusCode, address: request.gateway?.clientAddress?.toString() ?? null });
-    });
+    observeRequests(scope, deps.metrics, { kind: 'decision', conventionOf: (reply) => reply.routeOptions.config.convention?.name ?? 'none' });
 
-    // Bodies are not parsed: a signed route reads the body the edge proxy sent (if any) in its admit stage.
+    // Bodies are not parsed: a signed route reads the body the edge proxy sent (if any) in the admit stage.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     for (const convention of CONVENTION_LIST) {
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const context = await deps.check(request, reply, convention.describe(request));
-        return reply.code(200).headers(decisionHeaders(context, request, convention)).send();
+        const verdict = await deps.check({ original: convention.describe(request), peer: peerAddressOf(request.socket), body: exchangeBody(request, reply), log: request.log });
+        request.verdict = verdict;
+        reply.headers(verdict.responseFields);
+        if (!verdict.allowed) return refuse(request, reply, verdict.error);
+        return reply.code(200).headers(decisionHeaders(verdict, request, convention)).send();
       };
       // Envoy asks with the original method: every method the proxy forwards.
       for (const url of [convention.prefix, `${convention.prefix}/*`]) scope.route({ method: PROXIED_METHODS, url, config: { convention }, handler });

@@ -1,11 +1,39 @@
-// Stage 3: is the authenticated caller allowed on this route.
+// Stage 3: is the authenticated caller allowed on this route. A client's token must carry every
+// scope the route requires; a service account must call from an address in its allow-list and hold
+// every permission the route requires.
 import { GatewayError } from '../errors.js';
-import type { RequestContext } from './context.js';
-import { checkServiceAccountAccess } from './authorize-service-account.js';
+import { anyContains, parseCidrList, type Address, type Cidr } from '../net/cidr.js';
+import type { PolicyRoute } from '../policy/policy-loader.js';
+import type { ServiceAccountRecord } from '../store/types.js';
+import type { IdentifiedRequest } from './identify.js';
+import type { Principal } from './principal.js';
 
-export function authorize(context: RequestContext): void {
-  const { route, principal } = context;
-  if (!principal) throw new GatewayError('internal_error', 'authorize ran before authenticate');
+// Allow-lists were validated when stored; parsing them again per request is wasted work.
+const parsedAllowLists = new Map<string, Cidr[]>();
+const MAX_CACHED_ALLOW_LISTS = 10_000;
+
+function allowListOf(account: ServiceAccountRecord): Cidr[] {
+  const key = account.allowedIps.join(',');
+  let ranges = parsedAllowLists.get(key);
+  if (!ranges) {
+    ranges = parseCidrList(account.allowedIps);
+    if (parsedAllowLists.size >= MAX_CACHED_ALLOW_LISTS) parsedAllowLists.clear();
+    parsedAllowLists.set(key, ranges);
+  }
+  return ranges;
+}
+
+function checkServiceAccountAccess(account: ServiceAccountRecord, route: PolicyRoute, clientAddress: Address | undefined): void {
+  if (!clientAddress || !anyContains(allowListOf(account), clientAddress)) {
+    throw new GatewayError('ip_not_allowed', `The address ${clientAddress?.toString() ?? '(unknown)'} is not in this service account's allow-list.`);
+  }
+  const missing = route.permissions.filter((permission) => !account.permissions.includes(permission));
+  if (missing.length > 0) throw new GatewayError('permission_denied', `This route requires the permission ${missing.join(', ')}.`);
+}
+
+/** Returns when the principal may use the request's route; throws the 403 that says why not. */
+export function authorize(request: IdentifiedRequest, principal: Principal): void {
+  const route = request.route;
   if (principal.kind === 'client') {
     const missing = route.scopes.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length > 0) {
@@ -16,5 +44,5 @@ export function authorize(context: RequestContext): void {
     }
     return;
   }
-  checkServiceAccountAccess(principal.account, route, context.clientAddress);
+  checkServiceAccountAccess(principal.account, route, request.clientAddress);
 }

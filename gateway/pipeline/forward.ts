@@ -1,4 +1,4 @@
-// Stage 5: forward exactly the path, query and body that were authorized to the route's upstream.
+// Stage 7: forward exactly the path, query and body that were authorized to the route's upstream.
 // undici's dispatcher is used directly, one keep-alive pool per upstream, and the upstream's answer
 // is written to the client's socket as it arrives: no stream objects or header objects in between
 // (a proxy's cost is mostly this path, so it carries nothing it does not need). Response headers
@@ -10,8 +10,8 @@ import { Pool, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
 import { sendError } from '../http/error-reply.js';
 import type { UpstreamName } from '../policy/policy-loader.js';
-import type { RequestContext } from './context.js';
 import { downstreamHeaderList } from './mutate.js';
+import type { Allowed, ResponseFields } from './verdict.js';
 
 export interface ForwarderSettings {
   upstreamTimeoutMs: number;
@@ -34,7 +34,7 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
   constructor(
     private readonly request: FastifyRequest,
     private readonly reply: FastifyReply,
-    private readonly rateLimit: RequestContext['rateLimitFields'],
+    private readonly fields: ResponseFields,
     private readonly done: () => void,
   ) {
     this.response = reply.raw;
@@ -58,7 +58,7 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
     this.resume = resume;
     this.started = true;
     this.reply.hijack();
-    this.response.writeHead(statusCode, downstreamHeaderList(rawHeaders, this.rateLimit));
+    this.response.writeHead(statusCode, downstreamHeaderList(rawHeaders, this.fields));
     return true;
   }
 
@@ -104,11 +104,12 @@ export class Forwarder {
   }
 
   /**
-   * Sends the request upstream with the headers stage 4 decided; resolves once the response was
-   * relayed or the failure answered (502 upstream_unavailable, 504 upstream_timeout).
+   * Sends the allowed request upstream with the headers stage 6 decided; resolves once the response
+   * was relayed or the failure answered (502 upstream_unavailable, 504 upstream_timeout).
    */
-  forward(request: FastifyRequest, reply: FastifyReply, context: RequestContext, headers: IncomingHttpHeaders): Promise<void> {
-    const { target, body, route, rateLimitFields } = context;
+  forward(request: FastifyRequest, reply: FastifyReply, verdict: Allowed, headers: IncomingHttpHeaders): Promise<void> {
+    const { target, route } = verdict.request;
+    const body = verdict.body;
     const path = target.query === '' ? target.path : `${target.path}?${target.query}`;
     // A signed route forwards exactly the bytes it verified; any other body streams through.
     const payload: Buffer | Readable | null = body ?? (request.body as Readable | undefined) ?? null;
@@ -117,7 +118,7 @@ export class Forwarder {
     return new Promise<void>((resolve) => {
       this.pools[route.upstream].dispatch(
         { method: request.method, path, headers, body: payload },
-        new ResponseRelay(request, reply, rateLimitFields, resolve),
+        new ResponseRelay(request, reply, verdict.responseFields, resolve),
       );
     });
   }

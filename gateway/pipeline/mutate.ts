@@ -1,4 +1,4 @@
-// Stage 4: what the upstream receives, decided by rule rather than by a list of known names.
+// Stage 6: what the upstream receives, decided by rule rather than by a list of known names.
 // An inbound header is dropped when it is
 //   - spelled with an underscore: CGI-style frameworks (Rack, WSGI, PHP) read x_gateway_client_id
 //     as X-Gateway-Client-Id, so no underscore spelling can be allowed to stand in for a dashed name;
@@ -12,8 +12,7 @@
 //     X-Override-*): an upstream that honours them would act on something that was not authorized.
 // The forwarding headers are then set from the gateway's own view of the connection.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestContext } from './context.js';
-import { RATE_LIMIT_FIELDS } from './limit.js';
+import type { Allowed, ResponseFields } from './verdict.js';
 
 /** The credentials the gateway consumes: never forwarded, removed by every edge configuration too. */
 export const CONSUMED_CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input'] as const;
@@ -81,21 +80,6 @@ function namedByConnection(connection: string | string[] | undefined): Set<strin
   return new Set(names.filter(Boolean));
 }
 
-/** Who the request is from, as the gateway vouches for it: sent upstream, or in a decision's answer. */
-export function principalHeaders(context: RequestContext, headers: Record<string, string>): Record<string, string> {
-  const principal = context.principal;
-  if (principal?.kind === 'client') {
-    headers['x-gateway-client-id'] = principal.clientId;
-    headers['x-gateway-scopes'] = principal.scopes.join(' ');
-    if (principal.accountId) headers['x-gateway-account-id'] = principal.accountId;
-  } else if (principal?.kind === 'service-account') {
-    headers['x-gateway-service-account-id'] = principal.account.id;
-    headers['x-gateway-permissions'] = principal.account.permissions.join(' ');
-    if (principal.account.accountId) headers['x-gateway-account-id'] = principal.account.accountId;
-  }
-  return headers;
-}
-
 /** Adds the names a Connection value lists that are not already dropped as hop-by-hop; undefined while there are none. */
 function beyondHopByHop(value: string, named: Set<string> | undefined): Set<string> | undefined {
   for (const token of value.split(',')) {
@@ -105,20 +89,21 @@ function beyondHopByHop(value: string, named: Set<string> | undefined): Set<stri
   return named;
 }
 
-function identityHeaders(context: RequestContext, view: ConnectionView): Record<string, string> {
+function forwardingHeaders(verdict: Allowed, view: ConnectionView): Record<string, string> {
   const headers: Record<string, string> = { 'x-request-id': view.requestId, 'x-forwarded-proto': view.protocol };
   if (view.host) headers['x-forwarded-host'] = view.host;
-  if (context.clientAddress) headers['x-forwarded-for'] = context.clientAddress.toString();
-  return principalHeaders(context, headers);
+  const clientAddress = verdict.request.clientAddress;
+  if (clientAddress) headers['x-forwarded-for'] = clientAddress.toString();
+  return Object.assign(headers, verdict.identityHeaders);
 }
 
-export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestContext, view: ConnectionView): IncomingHttpHeaders {
+export function upstreamHeaders(inbound: IncomingHttpHeaders, verdict: Allowed, view: ConnectionView): IncomingHttpHeaders {
   const connectionNamed = namedByConnection(inbound.connection);
   const out: IncomingHttpHeaders = {};
   for (const name in inbound) {
     if (forwardableRequestHeader(name, connectionNamed)) out[name] = inbound[name];
   }
-  return Object.assign(out, identityHeaders(context, view));
+  return Object.assign(out, forwardingHeaders(verdict, view));
 }
 
 // Hop-by-hop response headers describe the gateway's connection to the upstream, not the client's
@@ -126,10 +111,11 @@ export function upstreamHeaders(inbound: IncomingHttpHeaders, context: RequestCo
 // "Connection: close" and keep its socket open.
 /**
  * The upstream's response header fields (undici's raw [name, value, ...] buffers) as the flat list
- * writeHead takes, without hop-by-hop fields, and with the gateway's RateLimit fields first in their
- * Lists: an intermediary must not make the advertised policy look more permissive than its own.
+ * writeHead takes, without hop-by-hop fields, and with the gateway's response fields (RateLimit-*)
+ * first in their Lists: an intermediary must not make the advertised policy look more permissive
+ * than its own.
  */
-export function downstreamHeaderList(raw: readonly Buffer[], rateLimit: RequestContext['rateLimitFields']): string[] {
+export function downstreamHeaderList(raw: readonly Buffer[], fields: ResponseFields | undefined): string[] {
   const list: string[] = [];
   let connectionNamed: Set<string> | undefined;
   for (let i = 0; i < raw.length; i += 2) {
@@ -142,12 +128,10 @@ export function downstreamHeaderList(raw: readonly Buffer[], rateLimit: RequestC
   if (connectionNamed) {
     for (let i = list.length - 2; i >= 0; i -= 2) if (connectionNamed.has(list[i]!)) list.splice(i, 2);
   }
-  if (rateLimit) {
-    for (const name of RATE_LIMIT_FIELDS) {
-      const theirs: string[] = [];
-      for (let i = list.length - 2; i >= 0; i -= 2) if (list[i] === name) theirs.unshift(list.splice(i, 2)[1]!);
-      list.push(name, [rateLimit[name], ...theirs].join(', '));
-    }
+  for (const [name, ours] of Object.entries(fields ?? {})) {
+    const theirs: string[] = [];
+    for (let i = list.length - 2; i >= 0; i -= 2) if (list[i] === name) theirs.unshift(list.splice(i, 2)[1]!);
+    list.push(name, [ours, ...theirs].join(', '));
   }
   return list;
 }

@@ -4,7 +4,7 @@
 // then says so (x-gateway-digest: upstream). No request with an unchecked body is allowed silently.
 import { GatewayError } from '../errors.js';
 import type { PolicyRoute } from '../policy/policy-loader.js';
-import type { RequestContext } from './context.js';
+import type { IdentifiedRequest } from './identify.js';
 import type { OriginalRequest } from './original-request.js';
 
 export function checkWithheldBody(original: OriginalRequest, route: PolicyRoute): void {
@@ -17,7 +17,10 @@ function bodyLeftToUpstream(original: OriginalRequest, route: PolicyRoute): bool
   return original.body === 'withheld' && original.hasBody && route.auth === 'signature';
 }
 
+/** Says the upstream must check the body against the signed Content-Digest (policy digest: upstream). */
+export const DIGEST_DELEGATED_HEADER = 'x-gateway-digest';
+
 /** For a request that passed every check: the upstream must check its body against the signed Content-Digest. */
-export function digestLeftToUpstream(context: RequestContext): boolean {
-  return bodyLeftToUpstream(context.original, context.route);
+export function digestLeftToUpstream(request: IdentifiedRequest): boolean {
+  return bodyLeftToUpstream(request.original, request.route);
 }

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS } from '../../gateway/pipeline/mutate.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
-import { adminInject, BANKING_HOST, createServiceAccount, signedHeaders, type TestServiceAccount } from '../helpers/signing.js';
+import { adminInject, authFailures, BANKING_HOST, createServiceAccount, signedHeaders, type TestServiceAccount } from '../helpers/signing.js';
 import { DELEGATED_ROUTE, decisionConfig, LIMITED_ROUTE } from './decision-policies.js';
 
 function decide(tg: TestGateway, options: InjectOptions): Promise<LightMyRequestResponse> {
@@ -207,6 +207,45 @@ t.test('decisions are counted apart from proxied requests and logged with their 
   t.notMatch(metrics, /gateway_requests_total\{route="public:GET \/v1\/sales"/, 'not counted as a proxied request');
   const denied = tg.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.audit === 'request.denied');
   t.match(denied, { mode: 'decision', convention: 'nginx', reason: 'insufficient_scope', listener: 'decision', status: 403 });
+});
+
+t.test('a refused credential counts in gateway_auth_failures_total as on the proxy; a refused description does not', async (t) => {
+  const { tg, untouched } = await setup(t);
+  const counted = (reason: string, scheme: string) => authFailures(tg, reason, scheme);
+  const client = await createClient(tg, ['sales']);
+  const headers = { host: 'api.test', authorization: `Bearer ${await accessToken(tg, client)}` };
+
+  const badToken = await decide(tg, nginxAsk('GET', '/v1/sales', { host: 'api.test', authorization: 'Bearer not-a-token' }));
+  refusal(t, badToken, 401, 'invalid_token');
+  t.match(badToken.headers['www-authenticate'], /^Bearer realm="gateway", error="invalid_token"/);
+  t.equal(await counted('invalid_token', 'bearer'), 1, 'a decision\'s 401 is counted by scheme and reason');
+
+  const noScope = await decide(tg, envoyAsk('GET', '/v1/products', headers));
+  refusal(t, noScope, 403, 'insufficient_scope');
+  t.same(noScope.json(), { error: 'insufficient_scope', message: 'This route requires the scope products.', request_id: noScope.json().request_id });
+  t.equal(await counted('insufficient_scope', 'bearer'), 1);
+
+  const unsigned = await decide(tg, envoyAsk('GET', '/v1/balance', { host: BANKING_HOST }));
+  refusal(t, unsigned, 401, 'signature_missing');
+  t.ok(unsigned.headers['accept-signature'], 'with what to sign');
+  t.equal(await counted('signature_missing', 'signature'), 1);
+
+  // Not a credential refusal, though nginx is answered 403: a path no route matches.
+  refusal(t, await decide(tg, nginxAsk('GET', '/v1/nowhere', headers)), 403, 'route_not_found');
+  t.equal(await counted('route_not_found', 'bearer'), 0);
+  t.equal(await counted('route_not_found', 'client'), 0);
+
+  // A rate limit: the allowed answer carries the fields; the refusal counts as rate-limited, not as an auth failure.
+  const allowed = await decide(tg, envoyAsk('GET', LIMITED_ROUTE, headers));
+  t.equal(allowed.statusCode, 200);
+  t.equal(allowed.headers['ratelimit-policy'], `"decision:GET ${LIMITED_ROUTE}";q=1;w=60`);
+  t.match(allowed.headers.ratelimit, new RegExp(`^"decision:GET ${LIMITED_ROUTE}";r=0;t=\\d+$`));
+  refusal(t, await decide(tg, nginxAsk('GET', LIMITED_ROUTE, headers)), 403, 'rate_limited');
+  t.equal(await counted('rate_limited', 'bearer'), 0);
+  const metrics = await tg.gateway.metrics.registry.metrics();
+  t.match(metrics, `gateway_rate_limited_requests_total{route="decision:GET ${LIMITED_ROUTE}"} 1`);
+  t.notMatch(metrics, /gateway_requests_total\{route="(public|banking|decision):/, 'still not counted as proxied requests');
+  untouched();
 });
 
 t.test('a deleted service account is refused at once', async (t) => {

@@ -2,7 +2,8 @@
 // fields (draft-ietf-httpapi-ratelimit-headers-11), the next gets 429 rate_limited with Retry-After
 // and never reaches the upstream; quotas are per credential and per route and refill; concurrent
 // requests never overshoot; a limited signed request burns no nonce; the store is asked once per
-// limited request and never for an unlimited route; a store failure fails closed.
+// limited request and never for an unlimited route, also when a changed account has the request
+// checked twice; a store failure fails closed.
 import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,8 @@ interface LimitedGateway {
   calls: string[];
   /** While on, takeRateLimit fails as an unreachable store does. */
   failing: { on: boolean };
+  /** Answers given once in the store's place, by method name. */
+  answerOnce: Map<string, unknown>;
 }
 
 async function startLimitedGateway(t: Test, kind: 'redis' | 'embedded'): Promise<LimitedGateway> {
@@ -49,13 +52,17 @@ async function startLimitedGateway(t: Test, kind: 'redis' | 'embedded'): Promise
   writeFileSync(join(dir, 'banking.yaml'), BANKING_POLICY);
   const calls: string[] = [];
   const failing = { on: false };
-  const tg = await startTestGateway(t, {
-    store: kind,
-    config: { policies_dir: dir },
-    wrapStore: (store) => recordingStore(store, calls, (name) => (name === 'takeRateLimit' && failing.on ? Promise.reject(new StoreUnavailableError(new Error('connection refused'))) : undefined)),
-  });
+  const answerOnce = new Map<string, unknown>();
+  const standIn = (name: string) => {
+    if (name === 'takeRateLimit' && failing.on) return Promise.reject(new StoreUnavailableError(new Error('connection refused')));
+    if (!answerOnce.has(name)) return undefined;
+    const answer = answerOnce.get(name);
+    answerOnce.delete(name);
+    return Promise.resolve(answer);
+  };
+  const tg = await startTestGateway(t, { store: kind, config: { policies_dir: dir }, wrapStore: (store) => recordingStore(store, calls, standIn) });
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return { tg, calls, failing };
+  return { tg, calls, failing, answerOnce };
 }
 
 /** A client with the scopes, and a GET with its token. */
@@ -189,6 +196,20 @@ for (const kind of ['redis', 'embedded'] as const) {
     const replayed = await send();
     t.equal(replayed.statusCode, 401);
     t.equal(replayed.json().error, 'nonce_replayed', 'once admitted, the nonce is used');
+  });
+
+  t.test(`${kind}: an account that changed while its request was checked: checked again, charged once`, async (t) => {
+    const limited = await startLimitedGateway(t, kind);
+    const { tg } = limited;
+    const sa = await createServiceAccount(tg);
+    // The store reports the account changed since it was read, as when an admin edits it between the two round trips.
+    limited.answerOnce.set('consumeNonce', 'account_changed');
+    let response!: Awaited<ReturnType<typeof signedInject>>;
+    const calls = await callsDuring(limited, async () => (response = await signedInject(tg, sa, { method: 'GET', url: '/v1/balance' })));
+    t.equal(response.statusCode, 200, `allowed on the second pass, not refused by its own first unit (one a second): ${response.body}`);
+    t.same(calls, ['serviceAccountForRequest', 'takeRateLimit', 'consumeNonce', 'serviceAccountForRequest', 'consumeNonce'], 'every check again, the rate-limit unit carried');
+    t.equal(response.headers.ratelimit, '"banking:GET /v1/balance";r=0;t=1', 'the fields of the one unit');
+    t.equal(tg.upstreams.banking.received.length, 1, 'forwarded once');
   });
 
   t.test(`${kind}: a signed POST over its limit: its body is never read or forwarded`, async (t) => {

@@ -1,17 +1,34 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// Stage 2's contract: one authentication scheme per policy `auth` value.
+import type { FastifyBaseLogger } from 'fastify';
 import { GatewayError } from '../../errors.js';
 import type { AuthScheme } from '../../policy/policy-loader.js';
-import type { Principal, RequestContext } from '../context.js';
+import type { BodySource } from '../body-source.js';
+import type { IdentifiedRequest } from '../identify.js';
+import type { Principal } from '../principal.js';
+
+/**
+ * Work no unauthorized request may cause, left by a scheme for stage 5 (admit): store writes (a
+ * nonce consumed) and reading the body.
+ */
+export interface Admission {
+  /**
+   * Resolves to the body bytes it verified, which are forwarded instead of the stream (undefined:
+   * none were read). Throws the refusal, or CredentialChangedError when the credential stage 2 used
+   * is no longer the stored one (nothing was written).
+   */
+  admit(body: BodySource): Promise<Buffer | undefined>;
+}
+
+/** Who sent the request, and what it still has to pass once it is authorized and within its limit. */
+export interface Authentication {
+  readonly principal: Principal;
+  readonly admission?: Admission;
+}
 
 /** One authentication scheme: proves who sent the request or throws a GatewayError (401/503). */
 export interface Authenticator {
-  authenticate(request: FastifyRequest, context: RequestContext): Promise<Principal>;
-  /**
-   * Runs once the request is authorized, for work no unauthorized request may cause: store writes
-   * (a nonce consumed) and reading the body. Throws CredentialChangedError when the credential
-   * authenticate used is no longer the stored one (nothing was written).
-   */
-  admit?(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void>;
+  /** `log` is the exchange's, for the scheme's own account of a refusal. */
+  authenticate(request: IdentifiedRequest, log: FastifyBaseLogger): Promise<Authentication>;
 }
 
 export type Authenticators = Record<AuthScheme, Authenticator>;

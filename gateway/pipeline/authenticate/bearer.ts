@@ -2,13 +2,13 @@
 // trip that answers "is the client still there", "was this token revoked" and "was the key that
 // signed it retired".
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors.js';
 import type { AccessTokens } from '../../oauth/access-tokens.js';
 import { SIGNING_KEY_RETIRED, TokenVerificationError, type VerifiedToken } from '../../oauth/access-tokens.js';
 import { StoreUnavailableError, type CredentialStore } from '../../store/types.js';
-import type { Authenticator } from './authenticator.js';
-import type { ClientPrincipal, RequestContext } from '../context.js';
+import type { IdentifiedRequest } from '../identify.js';
+import type { ClientPrincipal } from '../principal.js';
+import type { Authentication, Authenticator } from './authenticator.js';
 
 const REALM = 'Bearer realm="gateway"';
 
@@ -32,8 +32,8 @@ export function bearerTokenOf(headers: IncomingHttpHeaders): string {
 export class BearerAuthenticator implements Authenticator {
   constructor(private readonly tokens: AccessTokens, private readonly store: CredentialStore) {}
 
-  async authenticate(_request: FastifyRequest, context: RequestContext): Promise<ClientPrincipal> {
-    const token = bearerTokenOf(context.original.headers);
+  async authenticate(request: IdentifiedRequest): Promise<Authentication> {
+    const token = bearerTokenOf(request.original.headers);
     let verified: VerifiedToken;
     try {
       verified = await this.tokens.verify(token);
@@ -47,11 +47,12 @@ export class BearerAuthenticator implements Authenticator {
     if (!state.client) throw invalidToken('the client was deleted');
     if (state.revoked) throw invalidToken('the token was revoked');
     if (this.tokens.isRetired(kid, state.signingKeyRetired)) throw invalidToken(SIGNING_KEY_RETIRED);
-    return {
+    const principal: ClientPrincipal = {
       kind: 'client',
       clientId: claims.client_id,
       accountId: state.client.accountId,
       scopes: claims.scope.split(' ').filter(Boolean),
     };
+    return { principal };
   }
 }

@@ -1,12 +1,11 @@
 // Reads the raw request body of a signed route into memory, up to the configured limit, so its
 // digest can be checked and exactly those bytes forwarded. It runs only after the signature has
 // verified and the request is authorized: an unauthenticated client never gets a body buffered.
-// Every byte held counts against the gateway-wide body budget (503 when it is spent). On signed
-// routes the proxy's content type parser hands over the unread payload stream (request.body).
-import type { FastifyRequest } from 'fastify';
+// Every byte held counts against the gateway-wide body budget (503 when it is spent).
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../../../errors.js';
 import type { BodyHold } from '../../../http/body-budget.js';
+import type { BodySource } from '../../body-source.js';
 import type { OriginalRequest } from '../../original-request.js';
 
 function tooLarge(limit: number): GatewayError {
@@ -60,33 +59,16 @@ function readStream(stream: Readable, limit: number, declared: number, hold: Bod
   });
 }
 
-/** Whether the exchange's own framing says a body follows (Content-Length above zero, or Transfer-Encoding). */
-function framesBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-/**
- * The unread payload: what the content type parser handed over, or, where Fastify parses no body (a
- * GET, a HEAD, a DELETE without Content-Type: Traefik's forwardBody and Envoy ask with GET), the raw
- * stream when the exchange frames one. A body is checked whatever the method that carried it.
- */
-function payloadOf(request: FastifyRequest): unknown {
-  if (request.body !== undefined && request.body !== null) return request.body;
-  return framesBody(request) ? request.raw : undefined;
-}
-
 /** The body bytes, or undefined when the request has no body to forward (GET, HEAD, empty). */
-export async function readRequestBody(request: FastifyRequest, original: OriginalRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
+export async function readRequestBody(source: BodySource, original: OriginalRequest, limit: number, hold: BodyHold): Promise<Buffer | undefined> {
   checkDeclaredLength(original, limit);
-  const body = payloadOf(request);
+  const body = source.payload();
   if (body === undefined) return undefined;
   if (Buffer.isBuffer(body)) {
     if (body.length > limit) throw tooLarge(limit);
     return body;
   }
-  if (typeof (body as Readable).on !== 'function') throw new GatewayError('internal_error', 'the signed route received a parsed body instead of the raw payload');
   const declared = original.declaredLength;
   if (declared > 0) hold.take(declared);
-  return readStream(body as Readable, limit, declared, hold);
+  return readStream(body, limit, declared, hold);
 }

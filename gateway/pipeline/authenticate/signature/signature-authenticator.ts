@@ -5,16 +5,18 @@
 //       store round trip (with whether the nonce was used) or from the accounts this instance
 //       verified before (account-cache.ts), and the signature over the headers. No store write and
 //       no body read happens for a request whose signature has not verified.
-//   admit (after authorization)  the one write: consume the nonce, only while the stored account is
-//       still the version authenticate used; then read the body, bounded by the per-request limit
-//       and the gateway-wide body budget, and check it against the signed digest.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+//   admission (stage 5, once authorized and within the limit)  the one write, then the body
+//       (admission.ts).
+import type { FastifyBaseLogger } from 'fastify';
 import type { Settings } from '../../../config/settings.js';
 import { GatewayError, isGatewayError, type ErrorCode } from '../../../errors.js';
 import type { BodyBudget } from '../../../http/body-budget.js';
 import { maskAccessId } from '../../../http/logging.js';
-import { CredentialChangedError, type Authenticator } from '../authenticator.js';
-import type { RequestContext, ServiceAccountPrincipal } from '../../context.js';
+import type { BodySource } from '../../body-source.js';
+import type { IdentifiedRequest } from '../../identify.js';
+import type { ServiceAccountPrincipal } from '../../principal.js';
+import { CredentialChangedError, type Authentication, type Authenticator } from '../authenticator.js';
+import { admitSigned, type SignedAdmissionDependencies, type VerifiedSignedRequest } from './admission.js';
 import { verifyEd25519 } from '../../../signing/ed25519.js';
 import { SignatureError } from '../../../../clients/typescript/src/errors.js';
 import type { HeaderFields } from '../../../../clients/typescript/src/message.js';
@@ -25,10 +27,9 @@ import { serviceAccountKeys } from '../../../store/service-account-keys.js';
 import type { CredentialStore, ServiceAccountRecord } from '../../../store/types.js';
 import { AccountCache, type CachedAccount } from './account-cache.js';
 import { isUuid } from '../../../uuid.js';
-import { checkDeclaredLength, readRequestBody } from './request-body.js';
+import { checkDeclaredLength } from './request-body.js';
 import { receivedHeaders, receivedRequest } from './signed-request.js';
-import { acceptSignature, checkBodyDigest, checkCoverage, checkDigestHeader, checkParameters } from './signature-policy.js';
-import { nonceTtlSeconds } from '../../../signing/signature-window.js';
+import { acceptSignature, checkCoverage, checkDigestHeader, checkParameters } from './signature-policy.js';
 
 // One code per thing the client has to fix; signature_invalid only for a signature that does not verify.
 const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
@@ -53,40 +54,41 @@ const CACHED_ACCOUNTS = 10_000;
 
 export class SignatureAuthenticator implements Authenticator {
   private readonly accounts = new AccountCache(CACHED_ACCOUNTS);
+  private readonly admission: SignedAdmissionDependencies;
 
   constructor(
     private readonly store: CredentialStore,
     private readonly settings: Pick<Settings, 'signatureWindowSeconds' | 'maxBodyBytes'>,
-    private readonly bodyBudget: BodyBudget,
-  ) {}
-
-  authenticate(request: FastifyRequest, context: RequestContext): Promise<ServiceAccountPrincipal> {
-    return this.explainingRefusal(request, context, () => this.verify(context));
+    bodyBudget: BodyBudget,
+  ) {
+    this.admission = { store, settings, bodyBudget, accounts: this.accounts };
   }
 
-  admit(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void> {
-    return this.explainingRefusal(request, context, () => this.consumeAndReadBody(request, reply, context));
+  async authenticate(request: IdentifiedRequest, log: FastifyBaseLogger): Promise<Authentication> {
+    const { principal, signed } = await this.explainingRefusal(request, log, () => this.verify(request));
+    const admit = (body: BodySource) => this.explainingRefusal(request, log, () => admitSigned(this.admission, request, signed, body));
+    return { principal, admission: { admit } };
   }
 
   /** Turns signing-library errors into catalog errors, logs the refusal and adds Accept-Signature to a 401. */
-  private async explainingRefusal<T>(request: FastifyRequest, context: RequestContext, stage: () => Promise<T>): Promise<T> {
+  private async explainingRefusal<T>(request: IdentifiedRequest, log: FastifyBaseLogger, stage: () => Promise<T>): Promise<T> {
     try {
       return await stage();
     } catch (thrown) {
       const error = thrown instanceof SignatureError ? new GatewayError(SIGNATURE_ERRORS[thrown.reason], thrown.message) : thrown;
       // A changed credential is checked again by the pipeline, not refused.
       if (isGatewayError(error) && !(error instanceof CredentialChangedError)) {
-        const accessIds = receivedHeaders(context.original).get(ACCESS_ID_HEADER);
+        const accessIds = receivedHeaders(request.original).get(ACCESS_ID_HEADER);
         const accessId = accessIds?.length === 1 ? accessIds[0] : undefined;
-        request.log.info({ access_id: accessId === undefined ? null : maskAccessId(accessId), reason: error.code }, 'signed request rejected');
-        if (error.status === 401) error.headers['accept-signature'] = acceptSignature(context.original.hasBody, accessId);
+        log.info({ access_id: accessId === undefined ? null : maskAccessId(accessId), reason: error.code }, 'signed request rejected');
+        if (error.status === 401) error.headers['accept-signature'] = acceptSignature(request.original.hasBody, accessId);
       }
       throw error;
     }
   }
 
-  private async verify(context: RequestContext): Promise<ServiceAccountPrincipal> {
-    const original = context.original;
+  private async verify(request: IdentifiedRequest): Promise<{ principal: ServiceAccountPrincipal; signed: VerifiedSignedRequest }> {
+    const original = request.original;
     const headers = receivedHeaders(original);
     const accessId = single(headers, ACCESS_ID_HEADER);
     const signatureInput = single(headers, 'signature-input');
@@ -100,11 +102,11 @@ export class SignatureAuthenticator implements Authenticator {
     const nonce = checkParameters(signature, this.settings.signatureWindowSeconds, Math.floor(Date.now() / 1000));
     const claimedDigests = checkDigestHeader(single(headers, 'content-digest'), hasBody, signature);
     checkDeclaredLength(original, this.settings.maxBodyBytes);
-    const base = buildSignatureBase(receivedRequest(context, headers), signature);
+    const base = buildSignatureBase(receivedRequest(request, headers), signature);
 
     // A rate-limited route reads whether the nonce was used before its limit is taken, so that a
     // replay spends none of the account's allowance; any other route may start from the cache.
-    const cached = context.route.rateLimit === null ? this.accounts.get(accessId) : undefined;
+    const cached = request.route.rateLimit === null ? this.accounts.get(accessId) : undefined;
     let found: CachedAccount & { nonceUsed?: boolean } = cached ?? (await this.fromStore(accessId, nonce));
     if (!signedBy(found.account, base, signature.signature)) {
       // The copy may predate a key the client now signs with; a record unchanged since is not tried twice.
@@ -119,15 +121,15 @@ export class SignatureAuthenticator implements Authenticator {
       found = fresh;
     }
     // Decided from the record (no other store call), and only once the signature verified, so it
-    // tells no more about the Access ID than unknown_access_id does; it throws before admit, so an
+    // tells no more about the Access ID than unknown_access_id does; it throws before admission, so an
     // expired account never consumes a nonce.
     if (isExpired(found.account.expiresAt, Date.now())) throw new GatewayError('credential_expired');
     // Known only from a read; from the cache, consuming the nonce tells.
     if (found.nonceUsed) throw new GatewayError('nonce_replayed');
 
     if (found !== cached) this.accounts.set(accessId, { account: found.account, version: found.version });
-    context.signed = { accessId, nonce, created: signature.params.created!, claimedDigests, version: found.version };
-    return { kind: 'service-account', account: found.account };
+    const signed = { accessId, nonce, created: signature.params.created!, claimedDigests, version: found.version };
+    return { principal: { kind: 'service-account', account: found.account }, signed };
   }
 
   private async fromStore(accessId: string, nonce: string): Promise<CachedAccount & { nonceUsed: boolean }> {
@@ -137,26 +139,6 @@ export class SignatureAuthenticator implements Authenticator {
       throw new GatewayError('unknown_access_id');
     }
     return state;
-  }
-
-  private async consumeAndReadBody(request: FastifyRequest, reply: FastifyReply, context: RequestContext): Promise<void> {
-    const signed = context.signed;
-    if (!signed) throw new GatewayError('internal_error', 'admit ran before the signature was verified');
-    const consumed = await this.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(this.settings.signatureWindowSeconds), signed.version, signed.created);
-    if (consumed === 'account_changed' || consumed === 'account_gone') this.accounts.delete(signed.accessId);
-    // Authenticated and authorized with a record that is no longer the stored one: checked again.
-    if (consumed === 'account_changed') throw new CredentialChangedError();
-    // Two requests with one nonce can both pass the checks; only one consumes it.
-    if (consumed === 'used') throw new GatewayError('nonce_replayed');
-    if (consumed === 'account_gone') throw new GatewayError('unknown_access_id');
-
-    // An edge proxy that keeps the body (nginx auth_request) reaches here only on a route whose
-    // policy delegates the digest check upstream (gateway/pipeline/withheld-body.ts); the signature
-    // covered the Content-Digest the upstream checks the body against.
-    if (context.original.body === 'withheld') return;
-    const body = await readRequestBody(request, context.original, this.settings.maxBodyBytes, this.bodyBudget.holdFor(reply));
-    checkBodyDigest(signed.claimedDigests, body ?? Buffer.alloc(0));
-    if (body !== undefined) context.body = body;
   }
 }
 

@@ -2,11 +2,11 @@
 // derives components from: method and authority as sent, path and query raw from the request line,
 // every header field line kept.
 import { headerFieldsFromRaw, type HeaderFields, type SignableRequest } from '../../../../clients/typescript/src/message.js';
-import type { RequestContext } from '../../context.js';
+import type { IdentifiedRequest } from '../../identify.js';
 import type { OriginalRequest } from '../../original-request.js';
 
-export function receivedRequest(context: RequestContext, headers: HeaderFields): SignableRequest {
-  const { original, target } = context;
+export function receivedRequest(request: IdentifiedRequest, headers: HeaderFields): SignableRequest {
+  const { original, target } = request;
   return {
     method: original.method,
     authority: original.authority,

@@ -1,0 +1,73 @@
+// The one observer of both listeners that answer for the pipeline: once a response is sent, it
+// records the request's metrics, and audits a denied request. A refused credential counts in
+// gateway_auth_failures_total (and a rate-limited request in gateway_rate_limited_requests_total)
+// whether the proxy refused it or a decision did, so the alerts and dashboards on them see traffic
+// behind an edge proxy too. The public listener also counts its requests and their duration
+// (proxied ones by policy route, the gateway's own endpoints by path); the decision listener counts
+// its decisions by edge proxy convention instead.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERRORS, type ErrorCode } from '../errors.js';
+import { audit } from '../http/audit.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
+import type { Verdict } from './verdict.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What the checks concluded, set by the listener that ran them. */
+    verdict?: Verdict;
+    /** performance.now() when the request passed every check and was handed to the proxy. */
+    forwardedAt?: number;
+  }
+}
+
+export type ObservedListener =
+  | { readonly kind: 'public' }
+  /** `conventionOf` names the edge proxy convention a decision was asked under ('none' off its routes). */
+  | { readonly kind: 'decision'; conventionOf(reply: FastifyReply): string };
+
+/** A refusal of the credential: its status is 401 or 403 (not the status an edge proxy needs instead), or the sign-in throttle. */
+function refusesCredential(code: ErrorCode): boolean {
+  const status = ERRORS[code].status;
+  return status === 401 || status === 403 || code === 'too_many_requests';
+}
+
+function observePublic(metrics: GatewayMetrics, request: FastifyRequest, reply: FastifyReply): void {
+  const identified = request.verdict?.request;
+  // Proxied requests are labelled by policy route; the gateway's own endpoints by their path.
+  const own = reply.routeOptions.url;
+  const route = identified?.route.id ?? (own && own !== '/' && own !== '/*' ? own : 'unmatched');
+  const code = request.errorCode;
+  const outcome = code ?? (reply.statusCode < 400 || request.verdict?.allowed ? 'forwarded' : `status_${reply.statusCode}`);
+  metrics.requests.inc({ route, outcome });
+  if (code === 'rate_limited') metrics.rateLimited.inc({ route });
+  if (request.forwardedAt !== undefined) metrics.stages.upstream.observe((performance.now() - request.forwardedAt) / 1000);
+  metrics.duration.observe({ route, outcome }, reply.elapsedTime / 1000);
+  if (code && refusesCredential(code)) {
+    // Off the pipeline, a 401 or 403 on the public listener is the token endpoint's client authentication.
+    const scheme = identified?.route.auth ?? 'client';
+    metrics.authFailures.inc({ scheme, reason: code });
+    audit(request.log, 'request.denied', { reason: code, scheme, route, status: reply.statusCode, address: identified?.clientAddress?.toString() ?? request.socket.remoteAddress ?? null });
+  }
+}
+
+function observeDecision(metrics: GatewayMetrics, request: FastifyRequest, reply: FastifyReply, convention: string): void {
+  const identified = request.verdict?.request;
+  const route = identified?.route.id ?? 'unmatched';
+  const code = request.errorCode;
+  const outcome = code ?? 'allowed';
+  metrics.decisions.inc({ convention, route, outcome });
+  metrics.decisionDuration.observe({ convention, outcome }, reply.elapsedTime / 1000);
+  if (!code) return;
+  if (identified && code === 'rate_limited') metrics.rateLimited.inc({ route });
+  // Counted only once a route was identified: a refused edge proxy or description is not a refused credential.
+  if (identified && refusesCredential(code)) metrics.authFailures.inc({ scheme: identified.route.auth, reason: code });
+  // Every refused decision is audited: the edge proxy answers the client with it.
+  audit(request.log, 'request.denied', { mode: 'decision', convention, reason: code, scheme: identified?.route.auth ?? null, route, status: reply.statusCode, address: identified?.clientAddress?.toString() ?? null });
+}
+
+export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics, listener: ObservedListener): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (listener.kind === 'public') observePublic(metrics, request, reply);
+    else observeDecision(metrics, request, reply, listener.conventionOf(reply));
+  });
+}

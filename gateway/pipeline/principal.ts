@@ -1,0 +1,16 @@
+// Who a request is from, as stage 2 proved it.
+import type { ServiceAccountRecord } from '../store/types.js';
+
+export interface ClientPrincipal {
+  readonly kind: 'client';
+  readonly clientId: string;
+  readonly accountId: string | null;
+  readonly scopes: readonly string[];
+}
+
+export interface ServiceAccountPrincipal {
+  readonly kind: 'service-account';
+  readonly account: ServiceAccountRecord;
+}
+
+export type Principal = ClientPrincipal | ServiceAccountPrincipal;
