@@ -1,0 +1,63 @@
+// OAuth clients and their tokens: the records, revoked tokens, and retired signing keys. Bearer
+// requests read all three in one round trip (bearerState).
+import type { Page, PageRequest } from './paging.js';
+
+export interface ClientRecord {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  accountId: string | null;
+  /** Hex HMAC-SHA-256 of the client secret under the store's secret-hash key. */
+  secretHash: string;
+  createdAt: string;
+  /** May introspect tokens (RFC 7662 2.1). Absent on records stored before it existed: false. */
+  resourceServer?: boolean;
+  /**
+   * The hash the last secret roll replaced, still accepted until previousSecretExpiresAt (a grace
+   * period); absent when the last roll had no grace, or the client never rolled its secret.
+   */
+  previousSecretHash?: string;
+  /** When previousSecretHash stops being accepted (ISO 8601); present exactly when it is. */
+  previousSecretExpiresAt?: string;
+}
+
+export interface BearerState {
+  /** Null when the client was deleted (or never existed): its tokens fail at once. */
+  client: ClientRecord | null;
+  revoked: boolean;
+  /**
+   * The token's signing key was retired (retireSigningKey): its tokens fail at once. Null when the
+   * mark could not be read while the rest could (on a Cluster, the mark's one master is lost):
+   * AccessTokens.isRetired decides then.
+   */
+  signingKeyRetired: boolean | null;
+}
+
+export interface ClientStore {
+  /** Creates the client; false when the id already exists. */
+  createClient(client: ClientRecord): Promise<boolean>;
+  getClient(clientId: string): Promise<ClientRecord | null>;
+  /** Clients ordered by client id; at most page.limit records read per call. */
+  listClients(page: PageRequest): Promise<Page<ClientRecord>>;
+  deleteClient(clientId: string): Promise<boolean>;
+  /**
+   * One atomic step: the client's secret hash becomes secretHash. With graceSeconds > 0 the replaced
+   * hash stays accepted until now + graceSeconds, replacing any earlier previous hash (at most two
+   * hashes are ever valid); with 0 no previous hash is kept. Every other field is unchanged. The
+   * updated record, or null when the client does not exist.
+   */
+  rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null>;
+  /**
+   * Marks a token of this client revoked until expiresAtSeconds (epoch), after which the token is
+   * dead anyway. The client id keeps the mark beside the client's record (one Cluster slot).
+   */
+  revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void>;
+  /** One round trip: does the client still exist, is this token revoked, and was the key that signed it (kid) retired. */
+  bearerState(clientId: string, jti: string, kid: string): Promise<BearerState>;
+  /**
+   * Marks a JWT signing key retired until untilSeconds (epoch), by when every token it signed has
+   * expired anyway: from the moment it is stored, bearerState reports its tokens on every instance,
+   * whatever key set an instance still holds.
+   */
+  retireSigningKey(kid: string, untilSeconds: number): Promise<void>;
+}
