@@ -80,3 +80,6 @@ if current == false then return -1 end
 if current ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1`;
+
+/** Optimistic attempts of a read-modify-write with REPLACE_IF_UNCHANGED before giving up (only concurrent writers retry). */
+export const MAX_REPLACE_ATTEMPTS = 20;

@@ -1,0 +1,88 @@
+// OAuth clients on Redis: the record, the token revocation marks beside it (one Cluster slot), and
+// retired signing keys. The client index is written before the record on create (listed-create.ts)
+// and after it is gone on delete; readers skip an index entry whose record is gone.
+import { rolledClient } from '../client-secret-roll.js';
+import { createListed } from '../listed-create.js';
+import { pageOf } from '../page-cursor.js';
+import { MAX_REPLACE_ATTEMPTS, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
+import { StoreUnavailableError } from '../store-unavailable-error.js';
+import type { BearerState, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
+import type { RedisStoreConnection } from './connection.js';
+import { idsAfter, mgetGroups } from './reads.js';
+
+export class RedisClientStore implements ClientStore {
+  constructor(private readonly connection: RedisStoreConnection) {}
+
+  async createClient(client: ClientRecord): Promise<boolean> {
+    const { redis, keys } = this.connection;
+    const { clientId } = client;
+    return this.connection.guard(() => createListed(redis, keys.clientIndex, clientId, [[[keys.client(clientId), keys.clientVoid(clientId), JSON.stringify(client)]]]));
+  }
+
+  async getClient(clientId: string): Promise<ClientRecord | null> {
+    const raw = await this.connection.guard(() => this.connection.redis.get(this.connection.keys.client(clientId)));
+    return raw ? (JSON.parse(raw) as ClientRecord) : null;
+  }
+
+  async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
+    const { redis, keys } = this.connection;
+    const [ids, raws] = await this.connection.guard(async () => {
+      const ids = await idsAfter(redis, keys.clientIndex, page);
+      return [ids, await mgetGroups(redis, ids.slice(0, page.limit).map((id) => [keys.client(id)]))] as const;
+    });
+    return pageOf(ids, raws.map(([raw]) => (raw ? (JSON.parse(raw) as ClientRecord) : null)), page.limit);
+  }
+
+  async deleteClient(clientId: string): Promise<boolean> {
+    // The record first: its tokens fail from this moment. Its revocation marks expire on their own.
+    // Answered once the replicas have it too (also when it was already gone: an earlier attempt's).
+    const key = this.connection.keys.client(clientId);
+    const deleted = await this.connection.confirmed<number>(key, (pipeline) => pipeline.del(key));
+    await this.connection.guard(() => this.connection.redis.zrem(this.connection.keys.clientIndex, clientId));
+    return deleted === 1;
+  }
+
+  async rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null> {
+    // Read, change, and write back only if the record is still what was read (REPLACE_IF_UNCHANGED,
+    // on the record's key, so one slot): a concurrent change makes this one read again.
+    const key = this.connection.keys.client(clientId);
+    for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+      const raw = await this.connection.guard(() => this.connection.redis.get(key));
+      if (raw === null) return null;
+      const rolled = rolledClient(JSON.parse(raw) as ClientRecord, secretHash, graceSeconds, Date.now());
+      const replaced = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(rolled)));
+      if (replaced === 1) return rolled;
+      if (replaced === -1) return null;
+    }
+    throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a secret roll`));
+  }
+
+  async revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
+    // A token past its exp fails verification anyway; keep the mark a little longer for clock skew.
+    const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
+    const key = this.connection.keys.revoked(clientId, jti);
+    await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until));
+  }
+
+  async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
+    // The client's keys share a slot; the retired-key mark (and an old revocation mark, only while
+    // they may exist) are in others: one MGET on a single server, one per slot at once on a Cluster.
+    // Every token names one of a few kids, so on a Cluster their marks sit on one master: losing it
+    // must not stop every Bearer request. There an unreadable mark is null (AccessTokens.isRetired).
+    const { redis, keys } = this.connection;
+    const groups = [[keys.client(clientId), keys.revoked(clientId, jti)], [keys.retiredSigningKey(kid)]];
+    if (Date.now() < this.connection.legacyRevocationsUntil) groups.push([keys.legacyRevoked(jti)]);
+    const [own, mark, legacy] = await this.connection.guard(() => mgetGroups(redis, groups, 1));
+    const [client, revoked] = own!;
+    return {
+      client: client ? (JSON.parse(client) as ClientRecord) : null,
+      revoked: (revoked ?? legacy?.[0] ?? null) !== null,
+      signingKeyRetired: mark ? (mark[0] ?? null) !== null : null,
+    };
+  }
+
+  async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
+    const key = this.connection.keys.retiredSigningKey(kid);
+    await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', untilSeconds));
+  }
+}
