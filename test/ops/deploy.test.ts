@@ -1,19 +1,24 @@
 // The deployment files cannot drift from the gateway: alert rules pass promtool, every metric the
 // rules and the Grafana dashboard use is one the gateway exports, the Kubernetes manifests and the
 // compose file name only settings the gateway reads and probe endpoints it serves, and the
-// Dockerfile's own commands build and start the gateway on a clean copy of the sources.
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Dockerfile builds an image that holds what the gateway needs and starts it (see below).
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import t from 'tap';
+import { basename, join, normalize, posix, relative } from 'node:path';
+import { promisify } from 'node:util';
+import t, { type Test } from 'tap';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { SETTING_ENV_NAMES, settingsFrom } from '../../gateway/config/settings.js';
+import { buildSources, type BuildSources } from '../helpers/build-sources.js';
+import { docker, dockerCannotBuild } from '../helpers/docker.js';
+import { dockerStages, lintDockerfile, type DockerCopy, type DockerStage } from '../helpers/dockerfile.js';
 import { freePort } from '../helpers/gateway-process.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
 import { uniquePrefix, deleteKeysWithPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const read = (path: string) => readFileSync(`${REPO_ROOT}${path}`, 'utf8');
+const execFileAsync = promisify(execFile);
 
 /** Metric names in PromQL expressions (functions, keywords and label names left out). */
 function metricNames(expressions: string[]): Set<string> {
@@ -93,70 +98,170 @@ t.test('docker-compose: two gateways behind nginx, known settings, Redis with AO
   t.ok(compose.services['load-balancer']!.volumes!.some((v) => v.startsWith('./deploy/nginx/load-balancer.conf:')), 'nginx uses the checked configuration');
 });
 
-/** Dockerfile instructions by stage: FROM, WORKDIR, COPY [--from=stage] src... dest, RUN, ENV, CMD. */
-function dockerStages(text: string) {
-  const stages: Array<{ name: string; steps: Array<{ op: string; args: string }> }> = [];
-  for (const raw of text.replace(/\\\n/g, ' ').split('\n')) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const [op, ...rest] = line.split(/\s+/);
-    const args = rest.join(' ');
-    if (op === 'FROM') stages.push({ name: /\bAS\s+(\S+)/i.exec(args)?.[1] ?? `stage${stages.length}`, steps: [] });
-    else stages.at(-1)!.steps.push({ op: op!, args });
-  }
-  return stages;
+// The Dockerfile: read by a real parser and linter everywhere, and built and run where Docker can
+// build it (a daemon, and its base image here or reachable). Building it anywhere else needs no
+// interpreter of ours: each fact the image depends on is checked where it is decided (the build's
+// sources, the lock file, the compiled entry point), and the runtime stage's own files, laid out as
+// the image lays them out, start a ready gateway with the image's command and environment.
+const stages = dockerStages(read('Dockerfile'));
+const [buildStage, runtimeStage] = stages as [DockerStage, DockerStage];
+const packageJson = JSON.parse(read('package.json')) as PackageManifest;
+const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, PackageManifest & { dev?: boolean; optional?: boolean }> };
+let sources: BuildSources | undefined;
+/** tsconfig.build.json's files and the packages they load, read once. */
+const build = () => (sources ??= buildSources(REPO_ROOT, 'tsconfig.build.json'));
+// Started now, as it takes a few seconds, and awaited by its test.
+const productionTreeCheck = execFileAsync('npm', ['ls', '--omit=dev', '--all'], { cwd: REPO_ROOT, timeout: 60_000 }).then(() => 0, (error: { code?: number }) => error.code ?? 1);
+const ignored = read('.dockerignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+
+interface PackageManifest {
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  engines?: Record<string, string>;
+  scripts?: Record<string, string>;
 }
 
-t.test('the Dockerfile\'s commands build and start the gateway from a clean copy of the sources', { timeout: 600_000 }, async (t) => {
-  const work = mkdtempSync(join(tmpdir(), 'gw-docker-'));
-  t.teardown(() => rmSync(work, { recursive: true, force: true }));
-  const stages = dockerStages(read('Dockerfile'));
-  t.same(stages.map((s) => s.name), ['build', 'runtime']);
-  const env: Record<string, string> = {};
-  const workdirs: Record<string, string> = {};
-  let cmd: string[] = [];
-  for (const stage of stages) {
-    const dir = join(work, stage.name);
-    mkdirSync(dir);
-    for (const { op, args } of stage.steps) {
-      if (op === 'WORKDIR') {
-        workdirs[stage.name] = args.endsWith('/') ? args : `${args}/`;
-      } else if (op === 'COPY') {
-        const from = /^--from=(\S+)\s+/.exec(args);
-        const parts = args.replace(/^--from=\S+\s+/, '').split(/\s+/);
-        const dest = parts.pop()!;
-        for (const src of parts) {
-          // The stage's directory stands for its WORKDIR: /app/dist of the build stage is build/dist.
-          const source = from ? join(work, from[1]!, src.replace(workdirs[from[1]!] ?? '', '')) : join(REPO_ROOT, src);
-          const target = dest.endsWith('/') || parts.length > 1 ? join(dir, dest, src.split('/').pop()!) : join(dir, dest);
-          cpSync(source, target, { recursive: true });
-        }
-      } else if (op === 'RUN') {
-        try {
-          execFileSync('sh', ['-c', args], { cwd: dir, stdio: 'pipe', env: { PATH: process.env.PATH, HOME: process.env.HOME } });
-        } catch (error) {
-          const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-          throw new Error(`${stage.name}: RUN ${args} failed:\n${String(stdout ?? '').slice(-2000)}${String(stderr ?? '').slice(-2000)}`, { cause: error });
-        }
-        t.pass(`${stage.name}: RUN ${args}`);
-      } else if (op === 'ENV') {
-        for (const [, name, value] of args.matchAll(/(\w+)=(\S+)/g)) env[name!] = value!;
-      } else if (op === 'CMD') {
-        cmd = JSON.parse(args) as string[];
-      }
+/** Where a copied source lands, relative to the stage's WORKDIR. */
+function landing(copy: DockerCopy, source: string): string {
+  const into = copy.sources.length > 1 || copy.destination.endsWith('/');
+  return normalize(into ? join(copy.destination, basename(source)) : copy.destination);
+}
+
+/** Each source the stage copies from the build context exists there, is not .dockerignored, and keeps its path. */
+function checkContextCopies(t: Test, stage: DockerStage): void {
+  for (const copy of stage.copies.filter((c) => c.from === undefined)) {
+    for (const source of copy.sources) {
+      t.ok(existsSync(join(REPO_ROOT, source)), `${stage.name}: ${source} exists`);
+      t.notOk(ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)), `${stage.name}: ${source} is in the build context`);
+      t.equal(landing(copy, source), normalize(source), `${stage.name}: ${source} keeps its path`);
     }
   }
-  const startScript = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  t.equal(cmd.join(' '), startScript, 'the image runs exactly what npm start runs');
+}
+
+/** The stage's `npm ci`, after the copy of package.json and package-lock.json. */
+function npmCi(t: Test, stage: DockerStage): string {
+  const install = stage.runs.find((run) => /^npm ci\b/.test(run.command));
+  t.ok(install, `${stage.name}: installs with npm ci, from the lock file`);
+  const manifests = stage.copies.find((copy) => copy.sources.includes('package.json') && copy.sources.includes('package-lock.json'));
+  t.ok(manifests && manifests.index < install!.index, `${stage.name}: package.json and package-lock.json are copied before npm ci`);
+  return install!.command;
+}
+
+/** The lowest major version of a ">=N.M" engines range. */
+const engineMajor = (range: string) => Number(/^>=\s*(\d+)/.exec(range)?.[1]);
+
+t.test('the Dockerfile passes the linter, with a build and a runtime stage on a Node image engines accepts', async (t) => {
+  t.same(lintDockerfile(read('Dockerfile')), [], 'no findings from dockerfile-utils');
+  t.same(stages.map((s) => s.name), ['build', 'runtime']);
+  t.equal(runtimeStage.image, buildStage.image, 'both stages on one image');
+  const [name, tag] = runtimeStage.image.split(':') as [string, string | undefined];
+  t.equal(name, 'node');
+  const imageMajor = Number(/^(\d+)(-|$)/.exec(tag ?? '')?.[1]);
+  t.ok(imageMajor >= engineMajor(packageJson.engines!.node!), `node:${tag}: the newest Node ${imageMajor} satisfies engines ${packageJson.engines!.node}`);
+  t.ok(ignored.every((pattern) => !/[*?[\]!]/.test(pattern)), '.dockerignore lists plain paths (what this test matches)');
+});
+
+t.test('the build stage compiles the production build (no bench, no tests) from the sources it copies', async (t) => {
+  t.ok(buildStage.copies.every((copy) => copy.from === undefined), 'it copies from the build context only');
+  checkContextCopies(t, buildStage);
+  npmCi(t, buildStage);
+  const compile = buildStage.runs.find((run) => /\bnode_modules\/typescript\/bin\/tsc -p tsconfig\.build\.json$/.test(run.command));
+  t.ok(compile, 'it compiles tsconfig.build.json with the installed TypeScript');
+  t.ok(buildStage.copies.every((copy) => copy.index < compile!.index), 'after every copy');
+  const copied = (file: string) => buildStage.copies.some((copy) => copy.sources.some((source) => file === source || file.startsWith(`${source}/`)));
+  const extended = (JSON.parse(read('tsconfig.build.json')) as { extends?: string }).extends;
+  for (const config of ['tsconfig.build.json', ...(extended ? [normalize(extended)] : [])]) t.ok(copied(config), `${config} is copied`);
+  const { files } = build();
+  t.ok(files.includes('gateway/main.ts') && files.length > 100, `${files.length} files compiled`);
+  const missing = files.filter((file) => !copied(file));
+  t.same(missing, [], 'every file the compiler reads is copied into the build stage');
+  t.same(files.filter((file) => /^(bench|test)\//.test(file)), [], 'the bench and the tests are no part of the build');
+});
+
+t.test('the runtime stage: the compiled gateway, production dependencies only, a non-root user, the gateway\'s ports', async (t) => {
+  checkContextCopies(t, runtimeStage);
+  const install = npmCi(t, runtimeStage);
+  t.match(install, /--omit=dev\b/, 'npm ci leaves out the devDependencies');
+  t.notMatch(install, /--omit[= ]optional|--no-optional/, 'and keeps the optional ones (sodium-native)');
+  const fromBuild = runtimeStage.copies.filter((copy) => copy.from !== undefined);
+  const { options } = build();
+  const outDir = relative(options.rootDir!, options.outDir!);
+  t.same(fromBuild.map((copy) => [copy.from, copy.sources, landing(copy, copy.sources[0]!)]), [['build', [posix.join(buildStage.workdir!, outDir)], outDir]], 'only the compiler\'s output comes from the build stage, at the same path');
+  t.equal(runtimeStage.workdir, buildStage.workdir, 'in the same WORKDIR');
+  t.notOk(runtimeStage.copies.some((copy) => copy.sources.some((source) => source.includes('node_modules'))), 'no node_modules copied in: npm ci installs them');
+  t.equal(runtimeStage.env.NODE_ENV, 'production');
+  for (const name of Object.keys(runtimeStage.env).filter((n) => n !== 'NODE_ENV')) t.ok(SETTING_ENV_NAMES.includes(name), `ENV ${name} is a setting the gateway reads`);
+  const user = runtimeStage.user;
+  t.ok(user && !/^(root|0)(:|$)/.test(user.name), `the container runs as ${user?.name}, not root`);
+  const defaults = settingsFrom({});
+  t.same(runtimeStage.exposed, [defaults.port, defaults.adminPort], 'EXPOSE names the public and the admin port');
+  t.equal(runtimeStage.entrypoint, undefined, 'no ENTRYPOINT: the CMD runs as written');
+  const cmd = runtimeStage.cmd!.argv;
+  t.equal(cmd.join(' '), packageJson.scripts!.start, 'the image runs exactly what npm start runs');
+  const entry = cmd.at(-1)!;
+  const entrySource = entry.slice(outDir.length + 1).replace(/\.js$/, '.ts');
+  t.ok(entry.startsWith(`${outDir}/`) && build().files.includes(entrySource), `${entry} is the compiler's output for ${entrySource}`);
+  t.match(runtimeStage.healthcheck?.join(' '), `http://127.0.0.1:${defaults.adminPort}/readyz`, 'the health check asks the admin port\'s /readyz');
+});
+
+t.test('what npm ci --omit=dev installs from the lock file is what the compiled gateway loads', async (t) => {
+  const root = lock.packages['']!;
+  for (const field of ['dependencies', 'devDependencies', 'optionalDependencies', 'engines'] as const) {
+    t.same(root[field] ?? {}, packageJson[field] ?? {}, `package-lock.json's ${field} are package.json's (npm ci refuses a lock out of step)`);
+  }
+  const production = { ...packageJson.dependencies, ...packageJson.optionalDependencies };
+  const { packages } = build();
+  for (const [name, uses] of packages) {
+    t.ok(name in production, `${name} (loaded by ${uses[0]!.file}) is a production dependency`);
+    t.notOk(lock.packages[`node_modules/${name}`]?.dev, `${name} is installed by npm ci --omit=dev`);
+  }
+  for (const name of Object.keys(production)) t.ok(packages.has(name), `${name} is loaded at run time: no production dependency goes unused`);
+  for (const name of Object.keys(packageJson.optionalDependencies ?? {})) {
+    t.same(packages.get(name)!.map((use) => use.how), ['require'], `${name} (optional) is loaded by a require that can fail, never by an import`);
+  }
+  t.equal(await productionTreeCheck, 0, 'npm ls --omit=dev: the installed production tree is complete and valid');
+});
+
+/** The runtime stage's files in a directory, with the build's sources where their compiled files would be. */
+function runtimeLayout(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-runtime-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const copy of runtimeStage.copies) {
+    if (copy.from === undefined) {
+      for (const source of copy.sources) cpSync(join(REPO_ROOT, source), join(dir, landing(copy, source)), { recursive: true });
+    } else {
+      const outDir = landing(copy, copy.sources[0]!);
+      for (const file of build().files) cpSync(join(REPO_ROOT, file), join(dir, outDir, file));
+    }
+  }
+  // What npm ci would install: the repository's tree (the test above checks its production part).
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+/** Runs the health check's command with the admin port it asks replaced; resolves to its exit code. */
+async function healthcheck(adminPort: number): Promise<number> {
+  const defaults = settingsFrom({});
+  const [command, ...args] = runtimeStage.healthcheck!.map((arg) => arg.replace(`:${defaults.adminPort}/`, `:${adminPort}/`));
+  return execFileAsync(command!, args, { timeout: 10_000 }).then(() => 0, (error: { code?: number }) => error.code ?? 1);
+}
+
+t.test('the runtime stage\'s files, command and environment start a ready gateway, which its health check sees', async (t) => {
+  const dir = runtimeLayout(t);
+  const [node, ...nodeArgs] = runtimeStage.cmd!.argv;
+  t.equal(node, 'node');
+  const entry = nodeArgs.pop()!;
   const prefix = uniquePrefix('gw-docker');
   t.teardown(() => deleteKeysWithPrefix(prefix));
   const port = await freePort();
   const adminPort = await freePort();
-  const child = spawn(process.execPath, cmd.slice(1), {
-    cwd: join(work, 'runtime'),
+  // The compiled entry point's source, run by tsx where the image runs the compiled file.
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry.replace(/\.js$/, '.ts')], {
+    cwd: dir,
     env: {
       PATH: process.env.PATH,
-      ...env,
+      ...runtimeStage.env,
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_ADMIN_HOST: '127.0.0.1',
       GATEWAY_PORT: String(port),
@@ -168,15 +273,59 @@ t.test('the Dockerfile\'s commands build and start the gateway from a clean copy
       GATEWAY_ADMIN_TOKEN: 'a'.repeat(40),
       PUBLIC_UPSTREAM: 'http://127.0.0.1:9',
       BANKING_UPSTREAM: 'http://127.0.0.1:9',
+      GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   t.teardown(() => void child.kill('SIGKILL'));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  for (let i = 0; i < 150 && !output.includes('gateway started') && child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let i = 0; i < 300 && !output.includes('gateway started') && child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   t.match(output, /gateway started/, `the runtime stage starts with its CMD: ${output.slice(-500)}`);
   const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`);
   t.equal(ready.status, 200, 'and becomes ready');
+  t.equal(await healthcheck(adminPort), 0, 'the HEALTHCHECK command passes');
+  child.kill('SIGTERM');
+  await exited;
+  t.not(await healthcheck(adminPort), 0, 'and fails once the gateway is gone');
 });
+
+// Where Docker can build, the image itself: built, inspected and run.
+const cannotBuild = await dockerCannotBuild(stages.map((stage) => stage.image));
+if (cannotBuild !== undefined) {
+  t.comment(`The image is not built here: ${cannotBuild}. The checks above stand in for the build.`);
+} else {
+  t.test('the image builds, holds production dependencies only, runs as its user and passes its health check', { timeout: 1_500_000 }, async (t) => {
+    t.setTimeout(1_500_000);
+    const tag = `access-gateway-deploy-test:${process.pid}`;
+    await docker(['build', '--tag', tag, REPO_ROOT], 1_200_000);
+    t.teardown(() => docker(['image', 'rm', '--force', tag], 60_000).then(() => undefined, () => undefined));
+    const config = JSON.parse(await docker(['image', 'inspect', '--format', '{{json .Config}}', tag], 30_000)) as { User: string; Cmd: string[]; Healthcheck?: { Test: string[] } };
+    t.equal(config.User, runtimeStage.user!.name, 'the image\'s user');
+    t.same(config.Cmd, runtimeStage.cmd!.argv, 'the image\'s command');
+    t.match(config.Healthcheck?.Test.join(' '), /\/readyz/, 'the image\'s health check');
+    t.not((await docker(['run', '--rm', '--entrypoint', 'id', tag, '-u'], 60_000)).trim(), '0', 'its processes do not run as root');
+    const installed = new Set((await docker(['run', '--rm', '--entrypoint', 'node', tag, '-e', 'const { readdirSync } = require("fs"); for (const d of readdirSync("node_modules")) for (const n of d.startsWith("@") ? readdirSync("node_modules/" + d).map((s) => d + "/" + s) : [d]) console.log(n)'], 60_000)).split('\n').filter(Boolean));
+    const topLevel = Object.entries(lock.packages).filter(([path]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path));
+    t.same(topLevel.filter(([path, entry]) => entry.dev && installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'no development-only package is installed');
+    t.same(topLevel.filter(([path, entry]) => !entry.dev && !installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'every production package is');
+    const prefix = uniquePrefix('gw-image');
+    t.teardown(() => deleteKeysWithPrefix(prefix));
+    const port = await freePort();
+    const adminPort = await freePort();
+    const env = { GATEWAY_HOST: '127.0.0.1', GATEWAY_ADMIN_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), REDIS_URL: TEST_REDIS_URL, GATEWAY_REDIS_KEY_PREFIX: prefix, GATEWAY_REQUIRE_REDIS_PERSISTENCE: 'false', GATEWAY_ADMIN_TOKEN: 'a'.repeat(40), PUBLIC_UPSTREAM: 'http://127.0.0.1:9', BANKING_UPSTREAM: 'http://127.0.0.1:9' };
+    // The host's network, so that the container reaches the test Redis on loopback.
+    const container = (await docker(['run', '--detach', '--network', 'host', ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), tag], 60_000)).trim();
+    t.teardown(() => docker(['rm', '--force', container], 60_000).then(() => undefined, () => undefined));
+    let status = 0;
+    for (let i = 0; i < 600 && status !== 200; i++) {
+      status = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status, () => 0);
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    t.equal(status, 200, 'the container becomes ready');
+    const check = runtimeStage.healthcheck!.map((arg) => arg.replace(`:${settingsFrom({}).adminPort}/`, `:${adminPort}/`));
+    t.equal(await docker(['exec', container, ...check], 30_000).then(() => 0, () => 1), 0, 'the HEALTHCHECK command passes inside it');
+  });
+}
