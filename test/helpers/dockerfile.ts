@@ -3,6 +3,7 @@
 // stages with the instructions the test checks.
 import { Cmd, Copy, DockerfileParser, Entrypoint, Env, From, Healthcheck, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
+import { basename, join, normalize } from 'node:path';
 
 /** One instruction's place in its stage, for "this before that" checks. */
 interface Step {
@@ -34,6 +35,12 @@ export interface DockerStage {
   healthcheck: string[] | undefined;
   cmd: (Step & { argv: string[] }) | undefined;
   entrypoint: string[] | undefined;
+}
+
+/** Where a copied source lands, relative to the stage's WORKDIR (into the destination folder when it ends in / or several sources are copied). */
+export function landing(copy: DockerCopy, source: string): string {
+  const into = copy.sources.length > 1 || copy.destination.endsWith('/');
+  return normalize(into ? join(copy.destination, basename(source)) : copy.destination);
 }
 
 /** The linter's findings, one line each ("line N: message"); none for a clean Dockerfile. */

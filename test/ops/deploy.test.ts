@@ -2,18 +2,18 @@
 // rules and the Grafana dashboard use is one the gateway exports, the Kubernetes manifests and the
 // compose file name only settings the gateway reads and probe endpoints it serves, and the
 // Dockerfile builds an image that holds what the gateway needs and starts it (see below).
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join, normalize, posix, relative } from 'node:path';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, normalize, posix, relative } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { SETTING_ENV_NAMES, settingsFrom } from '../../gateway/config/settings.js';
 import { buildSources, type BuildSources } from '../helpers/build-sources.js';
 import { docker, dockerCannotBuild } from '../helpers/docker.js';
-import { dockerStages, lintDockerfile, type DockerCopy, type DockerStage } from '../helpers/dockerfile.js';
+import { dockerStages, landing, lintDockerfile, type DockerStage } from '../helpers/dockerfile.js';
 import { freePort } from '../helpers/gateway-process.js';
+import { startRuntimeStage } from '../helpers/runtime-stage.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
 import { uniquePrefix, deleteKeysWithPrefix, TEST_REDIS_URL } from '../helpers/redis.js';
 
@@ -106,7 +106,8 @@ t.test('docker-compose: two gateways behind nginx, known settings, Redis with AO
 const stages = dockerStages(read('Dockerfile'));
 const [buildStage, runtimeStage] = stages as [DockerStage, DockerStage];
 const packageJson = JSON.parse(read('package.json')) as PackageManifest;
-const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, PackageManifest & { dev?: boolean; optional?: boolean }> };
+type LockEntry = PackageManifest & { dev?: boolean; os?: string[]; cpu?: string[]; libc?: string[] };
+const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, LockEntry> };
 let sources: BuildSources | undefined;
 /** tsconfig.build.json's files and the packages they load, read once. */
 const build = () => (sources ??= buildSources(REPO_ROOT, 'tsconfig.build.json'));
@@ -120,12 +121,6 @@ interface PackageManifest {
   optionalDependencies?: Record<string, string>;
   engines?: Record<string, string>;
   scripts?: Record<string, string>;
-}
-
-/** Where a copied source lands, relative to the stage's WORKDIR. */
-function landing(copy: DockerCopy, source: string): string {
-  const into = copy.sources.length > 1 || copy.destination.endsWith('/');
-  return normalize(into ? join(copy.destination, basename(source)) : copy.destination);
 }
 
 /** Each source the stage copies from the build context exists there, is not .dockerignored, and keeps its path. */
@@ -223,72 +218,48 @@ t.test('what npm ci --omit=dev installs from the lock file is what the compiled 
   t.equal(await productionTreeCheck, 0, 'npm ls --omit=dev: the installed production tree is complete and valid');
 });
 
-/** The runtime stage's files in a directory, with the build's sources where their compiled files would be. */
-function runtimeLayout(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-runtime-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  for (const copy of runtimeStage.copies) {
-    if (copy.from === undefined) {
-      for (const source of copy.sources) cpSync(join(REPO_ROOT, source), join(dir, landing(copy, source)), { recursive: true });
-    } else {
-      const outDir = landing(copy, copy.sources[0]!);
-      for (const file of build().files) cpSync(join(REPO_ROOT, file), join(dir, outDir, file));
-    }
-  }
-  // What npm ci would install: the repository's tree (the test above checks its production part).
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
+/** The environment a test gives the image: loopback addresses, its own ports and Redis keys, stub upstreams. */
+async function testEnvironment(prefix: string) {
+  return {
+    GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_ADMIN_HOST: '127.0.0.1',
+    GATEWAY_PORT: String(await freePort()),
+    GATEWAY_ADMIN_PORT: String(await freePort()),
+    REDIS_URL: TEST_REDIS_URL,
+    GATEWAY_REDIS_KEY_PREFIX: prefix,
+    // The test Redis keeps nothing on disk; a production deployment's Redis must.
+    GATEWAY_REQUIRE_REDIS_PERSISTENCE: 'false',
+    GATEWAY_ADMIN_TOKEN: 'a'.repeat(40),
+    PUBLIC_UPSTREAM: 'http://127.0.0.1:9',
+    BANKING_UPSTREAM: 'http://127.0.0.1:9',
+  };
 }
 
+// Started now, as a gateway process takes seconds to start, and checked by its test below.
+const runtimePrefix = uniquePrefix('gw-docker');
+const runtimeEnv = testEnvironment(runtimePrefix);
+const runtimeGateway = runtimeEnv.then((env) => startRuntimeStage(REPO_ROOT, runtimeStage, build().files, { ...env, GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0' }));
+t.teardown(async () => {
+  await runtimeGateway.then((gateway) => gateway.dispose(), () => undefined);
+  await deleteKeysWithPrefix(runtimePrefix);
+});
+
 /** Runs the health check's command with the admin port it asks replaced; resolves to its exit code. */
-async function healthcheck(adminPort: number): Promise<number> {
-  const defaults = settingsFrom({});
-  const [command, ...args] = runtimeStage.healthcheck!.map((arg) => arg.replace(`:${defaults.adminPort}/`, `:${adminPort}/`));
+async function healthcheck(adminPort: string): Promise<number> {
+  const [command, ...args] = runtimeStage.healthcheck!.map((arg) => arg.replace(`:${settingsFrom({}).adminPort}/`, `:${adminPort}/`));
   return execFileAsync(command!, args, { timeout: 10_000 }).then(() => 0, (error: { code?: number }) => error.code ?? 1);
 }
 
 t.test('the runtime stage\'s files, command and environment start a ready gateway, which its health check sees', async (t) => {
-  const dir = runtimeLayout(t);
-  const [node, ...nodeArgs] = runtimeStage.cmd!.argv;
-  t.equal(node, 'node');
-  const entry = nodeArgs.pop()!;
-  const prefix = uniquePrefix('gw-docker');
-  t.teardown(() => deleteKeysWithPrefix(prefix));
-  const port = await freePort();
-  const adminPort = await freePort();
-  // The compiled entry point's source, run by tsx where the image runs the compiled file.
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry.replace(/\.js$/, '.ts')], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH,
-      ...runtimeStage.env,
-      GATEWAY_HOST: '127.0.0.1',
-      GATEWAY_ADMIN_HOST: '127.0.0.1',
-      GATEWAY_PORT: String(port),
-      GATEWAY_ADMIN_PORT: String(adminPort),
-      REDIS_URL: TEST_REDIS_URL,
-      GATEWAY_REDIS_KEY_PREFIX: prefix,
-      // The test Redis keeps nothing on disk; a production deployment's Redis must.
-      GATEWAY_REQUIRE_REDIS_PERSISTENCE: 'false',
-      GATEWAY_ADMIN_TOKEN: 'a'.repeat(40),
-      PUBLIC_UPSTREAM: 'http://127.0.0.1:9',
-      BANKING_UPSTREAM: 'http://127.0.0.1:9',
-      GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  t.teardown(() => void child.kill('SIGKILL'));
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  for (let i = 0; i < 300 && !output.includes('gateway started') && child.exitCode === null; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-  t.match(output, /gateway started/, `the runtime stage starts with its CMD: ${output.slice(-500)}`);
-  const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`);
-  t.equal(ready.status, 200, 'and becomes ready');
+  const gateway = await runtimeGateway;
+  const adminPort = (await runtimeEnv).GATEWAY_ADMIN_PORT;
+  await gateway.started;
+  t.match(gateway.output(), /gateway started/, `the runtime stage starts with its CMD: ${gateway.output().slice(-500)}`);
+  const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status, () => 0);
+  t.equal(ready, 200, 'and becomes ready');
   t.equal(await healthcheck(adminPort), 0, 'the HEALTHCHECK command passes');
-  child.kill('SIGTERM');
-  await exited;
+  gateway.child.kill('SIGTERM');
+  await gateway.exited;
   t.not(await healthcheck(adminPort), 0, 'and fails once the gateway is gone');
 });
 
@@ -310,12 +281,12 @@ if (cannotBuild !== undefined) {
     const installed = new Set((await docker(['run', '--rm', '--entrypoint', 'node', tag, '-e', 'const { readdirSync } = require("fs"); for (const d of readdirSync("node_modules")) for (const n of d.startsWith("@") ? readdirSync("node_modules/" + d).map((s) => d + "/" + s) : [d]) console.log(n)'], 60_000)).split('\n').filter(Boolean));
     const topLevel = Object.entries(lock.packages).filter(([path]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path));
     t.same(topLevel.filter(([path, entry]) => entry.dev && installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'no development-only package is installed');
-    t.same(topLevel.filter(([path, entry]) => !entry.dev && !installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'every production package is');
+    const forEveryPlatform = (entry: LockEntry) => !entry.os && !entry.cpu && !entry.libc;
+    t.same(topLevel.filter(([path, entry]) => !entry.dev && forEveryPlatform(entry) && !installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'every production package is');
     const prefix = uniquePrefix('gw-image');
     t.teardown(() => deleteKeysWithPrefix(prefix));
-    const port = await freePort();
-    const adminPort = await freePort();
-    const env = { GATEWAY_HOST: '127.0.0.1', GATEWAY_ADMIN_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), REDIS_URL: TEST_REDIS_URL, GATEWAY_REDIS_KEY_PREFIX: prefix, GATEWAY_REQUIRE_REDIS_PERSISTENCE: 'false', GATEWAY_ADMIN_TOKEN: 'a'.repeat(40), PUBLIC_UPSTREAM: 'http://127.0.0.1:9', BANKING_UPSTREAM: 'http://127.0.0.1:9' };
+    const env = await testEnvironment(prefix);
+    const adminPort = env.GATEWAY_ADMIN_PORT;
     // The host's network, so that the container reaches the test Redis on loopback.
     const container = (await docker(['run', '--detach', '--network', 'host', ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), tag], 60_000)).trim();
     t.teardown(() => docker(['rm', '--force', container], 60_000).then(() => undefined, () => undefined));
