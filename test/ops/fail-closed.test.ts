@@ -6,13 +6,11 @@ import { startTestGateway } from '../helpers/gateway.js';
 import { startTcpForwarder } from '../helpers/http.js';
 import { goodClaims, signWithForeignKey } from '../helpers/jwt.js';
 import { accessToken, createClient, tokenRequest } from '../helpers/oauth.js';
-import { TEST_REDIS_URL } from '../helpers/redis.js';
-
-const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
+import { TEST_REDIS, testRedisUrlVia } from '../helpers/redis.js';
 
 t.test('Redis unreachable: 503 store_unavailable, upstream untouched', async (t) => {
-  const forwarder = await startTcpForwarder(t, redisPort);
-  const tg = await startTestGateway(t, { config: { redis_url: `redis://127.0.0.1:${forwarder.port}` } });
+  const forwarder = await startTcpForwarder(t, TEST_REDIS.port, TEST_REDIS.host);
+  const tg = await startTestGateway(t, { config: { redis_url: testRedisUrlVia(forwarder.port) } });
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);
   const get = (authorization: string) => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization } });

@@ -2,9 +2,7 @@
 import t from 'tap';
 import { startTestGateway } from '../helpers/gateway.js';
 import { startTcpForwarder } from '../helpers/http.js';
-import { TEST_REDIS_URL } from '../helpers/redis.js';
-
-const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
+import { TEST_REDIS, testRedisUrlVia } from '../helpers/redis.js';
 
 t.test('healthz and readyz with Redis', async (t) => {
   const tg = await startTestGateway(t);
@@ -24,8 +22,8 @@ t.test('readyz with the embedded store', async (t) => {
 });
 
 t.test('readyz is 503 while Redis is unreachable; healthz stays 200', async (t) => {
-  const forwarder = await startTcpForwarder(t, redisPort);
-  const tg = await startTestGateway(t, { config: { redis_url: `redis://127.0.0.1:${forwarder.port}` } });
+  const forwarder = await startTcpForwarder(t, TEST_REDIS.port, TEST_REDIS.host);
+  const tg = await startTestGateway(t, { config: { redis_url: testRedisUrlVia(forwarder.port) } });
   t.equal((await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
   await forwarder.cut();
   const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });

@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import t from 'tap';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { listen, partialRequest, requestHead } from '../helpers/http.js';
+import { TEST_REDIS_URL } from '../helpers/redis.js';
 import { createServiceAccount, signedHeaders, type TestServiceAccount } from '../helpers/signing.js';
 
 const MAX_BODY = 65_536;
@@ -61,7 +62,7 @@ t.test('refusals decided by the headers come before the body, and close the conn
 });
 
 t.test('a signed request whose signature has not verified writes nothing to the store', async (t) => {
-  const redis = new (await import('ioredis')).Redis('redis://127.0.0.1:6379', { lazyConnect: true });
+  const redis = new (await import('ioredis')).Redis(TEST_REDIS_URL, { lazyConnect: true });
   await redis.connect();
   t.teardown(() => redis.disconnect());
   const nonceKeys = async () => (await redis.keys(`${tg.redisPrefix}sa:{*}:nonce:*`)).length;

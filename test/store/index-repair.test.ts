@@ -11,10 +11,9 @@ import { RedisKeys } from '../../gateway/store/redis-keys.js';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import { StoreUnavailableError, type ServiceAccountRecord } from '../../gateway/store/types.js';
 import { startHoldingProxy, type HoldingProxy } from '../helpers/holding-proxy.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_URL, testRedisUrlVia, uniquePrefix } from '../helpers/redis.js';
 import { clientRecord, serviceAccountRecord } from './contract.js';
 
-const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
 const SETTLE = { settleMs: 50 };
 
 interface Setup {
@@ -30,8 +29,8 @@ interface Setup {
 
 async function setUp(t: Test): Promise<Setup> {
   const prefix = uniquePrefix('repair');
-  const proxy = await startHoldingProxy(t, redisPort);
-  const held = new RedisCredentialStore(`redis://127.0.0.1:${proxy.port}`, prefix, { commandTimeoutMs: 200 });
+  const proxy = await startHoldingProxy(t, TEST_REDIS.port, TEST_REDIS.host);
+  const held = new RedisCredentialStore(testRedisUrlVia(proxy.port), prefix, { commandTimeoutMs: 200 });
   const store = new RedisCredentialStore(TEST_REDIS_URL, prefix);
   const redis = new Redis(TEST_REDIS_URL);
   await Promise.all([held.connect(), store.connect()]);

@@ -7,10 +7,8 @@ import { openStore } from '../../gateway/store/open-store.js';
 import { StoreUnavailableError } from '../../gateway/store/types.js';
 import { startTcpForwarder } from '../helpers/http.js';
 import { until } from '../helpers/poll.js';
-import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
+import { deleteKeysWithPrefix, TEST_REDIS, TEST_REDIS_URL, testRedisUrlVia, uniquePrefix } from '../helpers/redis.js';
 import { clientRecord } from './contract.js';
-
-const redisPort = Number(new URL(TEST_REDIS_URL).port || 6379);
 
 t.test('connecting to a closed port fails with StoreUnavailableError', async (t) => {
   const store = new RedisCredentialStore('redis://127.0.0.1:1', uniquePrefix('down'));
@@ -32,8 +30,8 @@ t.test('openStore refuses to start on an unreachable Redis', async (t) => {
 
 t.test('a store whose Redis goes away fails its operations', async (t) => {
   const prefix = uniquePrefix('down');
-  const forwarder = await startTcpForwarder(t, redisPort);
-  const store = new RedisCredentialStore(`redis://127.0.0.1:${forwarder.port}`, prefix);
+  const forwarder = await startTcpForwarder(t, TEST_REDIS.port, TEST_REDIS.host);
+  const store = new RedisCredentialStore(testRedisUrlVia(forwarder.port), prefix);
   await store.connect();
   t.teardown(async () => {
     await store.close();
@@ -50,8 +48,8 @@ t.test('a store whose Redis goes away fails its operations', async (t) => {
 
 t.test('a watcher survives an outage of its connection and re-reads once back: a change made meanwhile is not missed', async (t) => {
   const prefix = uniquePrefix('down');
-  const forwarder = await startTcpForwarder(t, redisPort);
-  const watched = new RedisCredentialStore(`redis://127.0.0.1:${forwarder.port}`, prefix);
+  const forwarder = await startTcpForwarder(t, TEST_REDIS.port, TEST_REDIS.host);
+  const watched = new RedisCredentialStore(testRedisUrlVia(forwarder.port), prefix);
   const writer = new RedisCredentialStore(TEST_REDIS_URL, prefix);
   await watched.connect();
   await writer.connect();
