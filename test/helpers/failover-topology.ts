@@ -3,7 +3,8 @@
 // sentinels. Every master is reached (by clients, sentinels and its replica alike) through a link
 // of replication-link.ts, announced as its address, so the test can hold each replica behind while
 // the master keeps answering, kill the master (dropping what was held) and promote the replica, and
-// restart the old master, which rejoins as a replica. Every process is stopped in the teardown.
+// restart the old master, which rejoins as a replica. Every process is stopped in the teardown (or
+// when the test process is interrupted before it).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { Cluster, Redis } from 'ioredis';
 import type { Test } from 'tap';
 import { freePort } from '../../bench/processes.js';
 import type { RedisNode } from '../../gateway/config/redis-settings.js';
+import { killOnInterrupt, removeOnInterrupt } from './interrupt-cleanup.js';
 import { until } from './poll.js';
 import { command, role } from './redis-topology.js';
 import { startReplicationLink, type ReplicationLink } from './replication-link.js';
@@ -62,11 +64,9 @@ function node(t: Test, dir: string, name: string, nodePort: number, lines: strin
     port: nodePort,
     kill,
     start: async (args = []) => {
-      const started = spawn('redis-server', sentinel ? [conf, '--sentinel', ...args] : [conf, ...args], { stdio: 'ignore' });
+      const started = spawn('redis-server', sentinel ? [conf, '--sentinel', ...args] : [conf, ...args], { stdio: 'ignore', detached: false });
+      killOnInterrupt(started);
       child = started;
-      const killOnExit = () => started.kill('SIGKILL');
-      process.once('exit', killOnExit);
-      started.once('exit', () => process.off('exit', killOnExit));
       await until(async () => {
         if (started.exitCode !== null) throw new Error(`${name} exited with ${started.exitCode} (log: ${log})`);
         return (await command(nodePort, 'PING').catch(() => '')) === 'PONG';
@@ -77,7 +77,11 @@ function node(t: Test, dir: string, name: string, nodePort: number, lines: strin
 
 function tempDir(t: Test, label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `gateway-${label}-`));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const forget = removeOnInterrupt(dir);
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true });
+    forget();
+  });
   return dir;
 }
 

@@ -1,12 +1,15 @@
 // Runs the gateway as a real process (gateway/main.ts through tsx), as `npm start` would, for
-// tests of process-level behaviour: signals, several instances, the README walkthrough.
+// tests of process-level behaviour: signals, several instances, the README walkthrough. Killed
+// (with its workers) if the test process is interrupted before its teardown.
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Test } from 'tap';
 import { freePort } from '../../bench/processes.js';
 import { REPO_ROOT } from './gateway.js';
+import { killOnInterrupt } from './interrupt-cleanup.js';
 
 export { freePort };
 
+const START_LIMIT_MS = 60_000;
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -34,13 +37,15 @@ export interface GatewayProcessOptions {
 export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
   const port = options.port ?? (await freePort());
   const adminPort = options.adminPort ?? (await freePort());
+  const detached = options.detached ?? false;
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.detached ?? false,
+    detached,
   });
+  killOnInterrupt(child, { group: detached });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const stop = async () => {
@@ -53,7 +58,8 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
   };
   t.teardown(stop);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    // Generous: tsx compiles the gateway at each start, slowly on a machine busy with the suite.
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${START_LIMIT_MS} ms:\n${output}`)), START_LIMIT_MS);
     const check = () => {
       if (output.includes('gateway started')) {
         clearTimeout(timer);

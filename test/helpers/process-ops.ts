@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { startEchoUpstream, type EchoUpstream } from '../../gateway/examples/echo-upstream.js';
 import type { GatewayProcess } from './gateway-process.js';
+import { removeOnInterrupt } from './interrupt-cleanup.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 
 export interface SharedRedisDeployment {
@@ -23,18 +24,21 @@ export interface SharedRedisDeployment {
 
 /**
  * What a test of several gateway processes on the shared Redis needs: both echo upstreams, a key
- * prefix of its own, a data directory and an admin token, all removed when the test ends.
+ * prefix of its own, a data directory and an admin token, all removed when the test ends (the
+ * prefix's keys and the directory also when the test process is interrupted before).
  */
 export async function sharedRedisDeployment(t: Test, name: string): Promise<SharedRedisDeployment> {
   const publicApi = await startEchoUpstream('public');
   const banking = await startEchoUpstream('banking');
   const prefix = uniquePrefix(`gw-${name}`);
   const dir = mkdtempSync(join(tmpdir(), `gw-${name}-`));
+  const forgetDir = removeOnInterrupt(dir);
   t.teardown(async () => {
     await publicApi.close();
     await banking.close();
     await deleteKeysWithPrefix(prefix);
     rmSync(dir, { recursive: true, force: true });
+    forgetDir();
   });
   const adminToken = randomBytes(24).toString('hex');
   const env = {

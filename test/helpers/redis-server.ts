@@ -1,6 +1,7 @@
-// A redis-server of the test's own, on a free loopback port, for outages the shared Redis at 6379
-// must never see: hanging it (SIGSTOP), stopping and restarting it, flushing it, other persistence
-// settings. Stopped (and its directory removed) when the test ends.
+// A redis-server of the test's own, on a free loopback port, for outages the shared test Redis
+// (TEST_REDIS_URL) must never see: hanging it (SIGSTOP), stopping and restarting it, flushing it,
+// other persistence settings. Stopped (and its directory removed) when the test ends, or when the
+// test process is interrupted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Test } from 'tap';
 import { freePort } from '../../bench/processes.js';
+import { killOnInterrupt, removeOnInterrupt } from './interrupt-cleanup.js';
 
 export interface OwnRedis {
   port: number;
@@ -33,12 +35,14 @@ export interface OwnRedisOptions {
 export async function startRedisServer(t: Test, options: OwnRedisOptions = {}): Promise<OwnRedis> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'));
+  const forgetDir = removeOnInterrupt(dir);
   const args = options.args ?? ['--appendonly', 'no', '--save', ''];
   let child: ChildProcess | undefined;
 
   const start = async () => {
     if (child) return;
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    killOnInterrupt(server);
     child = server;
     let output = '';
     await new Promise<void>((resolve, reject) => {
@@ -75,6 +79,7 @@ export async function startRedisServer(t: Test, options: OwnRedisOptions = {}): 
   t.teardown(async () => {
     await stop();
     rmSync(dir, { recursive: true, force: true });
+    forgetDir();
   });
   if (options.started !== false) await start();
 

@@ -1,6 +1,7 @@
 // Real Redis topologies for a test, made of redis-server processes on free loopback ports in a
 // temporary directory: a 3-master Cluster, or a master with one replica watched by three
-// sentinels. Every process is stopped, and the directory removed, in the test's teardown.
+// sentinels. Every process is stopped, and the directory removed, in the test's teardown (or when
+// the test process is interrupted before it).
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { Redis } from 'ioredis';
 import type { Test } from 'tap';
 import { freePort, stopProcess } from '../../bench/processes.js';
 import type { RedisNode } from '../../gateway/config/redis-settings.js';
+import { killOnInterrupt, removeOnInterrupt } from './interrupt-cleanup.js';
 
 const run = promisify(execFile);
 
@@ -45,7 +47,11 @@ export async function command(port: number, ...args: (string | number)[]): Promi
 
 export function tempDir(t: Test, label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `gateway-${label}-`));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const forget = removeOnInterrupt(dir);
+  t.teardown(() => {
+    rmSync(dir, { recursive: true, force: true });
+    forget();
+  });
   return dir;
 }
 
@@ -68,14 +74,12 @@ export async function startServer(t: Test, dir: string, name: string, lines: str
   const port = await uniquePort();
   const conf = join(dir, `${name}.conf`);
   writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, `logfile ${join(dir, `${name}.log`)}`, ...lines, ''].join('\n'));
-  const child = spawn('redis-server', sentinel ? [conf, '--sentinel'] : [conf], { stdio: 'ignore' });
-  const server: RedisServer = { port, child, stop: () => stopProcess(child) };
+  const child = spawn('redis-server', sentinel ? [conf, '--sentinel'] : [conf], { stdio: 'ignore', detached: false });
   // Registered before waiting: a server that never answers is stopped too, and none outlives this
-  // process even if it dies before its teardown.
+  // process even if it is interrupted before its teardown.
+  killOnInterrupt(child);
+  const server: RedisServer = { port, child, stop: () => stopProcess(child) };
   t.teardown(() => server.stop());
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
   await waitFor(`${name} on port ${port} answers (log: ${join(dir, `${name}.log`)})`, async () => {
     if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
     return (await command(port, 'PING')) === 'PONG';

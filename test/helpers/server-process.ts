@@ -1,9 +1,11 @@
 // A server binary (nginx, Caddy) run for one test: its output kept for the failure message, stopped
 // at teardown with its graceful signal (SIGKILL after 5 s), its directory removed, and awaited until
-// it answers HTTP on its port.
+// it answers HTTP on its port. An interrupted test process kills it (nginx with its workers) and
+// removes the directory on its way out.
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { Test } from 'tap';
+import { killOnInterrupt, removeOnInterrupt } from './interrupt-cleanup.js';
 import { until } from './poll.js';
 
 export interface ServerProcess {
@@ -21,7 +23,9 @@ export interface ServerProcess {
 }
 
 export async function runServerProcess(t: Test, server: ServerProcess): Promise<void> {
-  const child = spawn(server.command, server.args, { stdio: ['ignore', 'pipe', 'pipe'], ...(server.env ? { env: server.env } : {}) });
+  const forgetDir = removeOnInterrupt(server.dir);
+  const child = spawn(server.command, server.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false, ...(server.env ? { env: server.env } : {}) });
+  killOnInterrupt(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -34,6 +38,7 @@ export async function runServerProcess(t: Test, server: ServerProcess): Promise<
       clearTimeout(timer);
     }
     rmSync(server.dir, { recursive: true, force: true });
+    forgetDir();
   });
   const name = server.command.split('/').pop();
   await until(
