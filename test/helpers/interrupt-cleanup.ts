@@ -1,6 +1,6 @@
-// What a test file started must not outlive it when the file is interrupted: tap's timeout (a
-// SIGALRM to the test process), a developer's Ctrl-C (SIGINT), SIGTERM, SIGHUP, or an error that
-// ends the process. Teardowns do not run then, so the helpers that start processes, make scratch
+// What a test file started must not outlive it when the file is interrupted: tap's timeout (the
+// runner's message, then SIGALRM, then SIGKILL), a developer's Ctrl-C (SIGINT), SIGTERM, SIGHUP, or
+// an error that ends the process. Teardowns do not run then, so the helpers that start processes, make scratch
 // directories or write under a key prefix register them here. On the way out this module kills
 // each registered process and everything it started (synchronously: an 'exit' listener cannot
 // wait), removes the directories, and leaves the prefixes' keys to a short program of their own
@@ -64,6 +64,18 @@ function install(): void {
   // gone already or belongs to another server (prefixes used on a topology of the test's own).
   process.on('exit', (code) => cleanUp({ deleteKeys: code !== 0 }));
   for (const signal of SIGNALS) process.on(signal, onSignal);
+  // tap's runner says it timed the file out over the IPC channel, then sends SIGALRM half a second
+  // later and SIGKILL half a second after that: a busy machine may not get to the SIGALRM in time,
+  // so the cleanup starts on the message. The channel must not keep the process alive (tap, which
+  // listens too, unrefs it as well).
+  if (process.channel) {
+    process.on('message', onRunnerMessage);
+    process.channel.unref();
+  }
+}
+
+function onRunnerMessage(message: unknown): void {
+  if (typeof message === 'object' && message !== null && (message as { tapAbort?: unknown }).tapAbort === 'timeout') cleanUp({ deleteKeys: true });
 }
 
 function onSignal(signal: NodeJS.Signals): void {
