@@ -98,7 +98,12 @@ t.test('a service account is created with an expiry and its key is rotated in th
   await keyField.fill(secondKey);
   const [added] = await Promise.all([page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`), page.getByRole('button', { name: 'Add key' }).click()]);
   t.equal(added.status(), 201);
-  await page.getByText(/added\. Both keys now verify signatures/).waitFor();
+  // The notice in the page, not its copy in the screen-reader announcer (outside <main>, filled 50 ms
+  // later): one text, two elements, once the announcement is made.
+  await page.getByRole('main').getByText(/added\. Both keys now verify signatures/).waitFor();
+  const announcer = page.locator('#announcer');
+  await announcer.getByText(/added\. Both keys now verify signatures/).waitFor({ state: 'attached' });
+  t.match(await announcer.textContent(), /^Key \S+ added\. Both keys now verify signatures/, 'screen readers are told too');
   t.equal(await page.locator('.key-item').count(), 2);
   const afterAdd = await adminGet(t, lg, `/admin/v1/service-accounts/${account.id}`);
   const fingerprints = (afterAdd.public_keys as { fingerprint: string }[]).map((k) => k.fingerprint);
@@ -126,7 +131,9 @@ t.test('a service account is created with an expiry and its key is rotated in th
   await removeFirst.click();
   const [removed] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'DELETE'), dialog.getByRole('button', { name: 'Remove key' }).click()]);
   t.equal(removed.status(), 200);
-  await page.getByText(/removed: requests signed with it are now rejected/).waitFor();
+  await page.getByRole('main').getByText(/removed: requests signed with it are now rejected/).waitFor();
+  await announcer.getByText(/removed: requests signed with it are now rejected/).waitFor({ state: 'attached' });
+  t.match(await announcer.textContent(), new RegExp(`^Key ${account.fingerprint.replace(/[+/]/g, '\\$&')} removed: requests signed with it are now rejected`), 'screen readers are told too');
   const afterRemove = await adminGet(t, lg, `/admin/v1/service-accounts/${account.id}`);
   t.same((afterRemove.public_keys as { fingerprint: string }[]).map((k) => k.fingerprint), [secondFingerprint], 'the account holds only the second key');
   t.equal(afterRemove.fingerprint, secondFingerprint);
