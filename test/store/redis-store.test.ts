@@ -1,4 +1,4 @@
-// The store contract against the real Redis at 127.0.0.1:6379, one key prefix per subtest.
+// The store contract against the real shared test Redis (TEST_REDIS_URL), one key prefix per subtest.
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
