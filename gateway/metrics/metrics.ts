@@ -50,7 +50,7 @@ export class GatewayMetrics {
 
   readonly rateLimited = new Counter({
     name: 'gateway_rate_limited_requests_total',
-    help: 'Requests refused with 429 rate_limited by the rate limit of their policy route, by route id.',
+    help: 'Requests refused rate_limited by the rate limit of their policy route, by route id (429 from the proxy; a decision answers with the status its edge proxy needs).',
     labelNames: ['route'] as const,
     registers: [this.registry],
   });

@@ -16,7 +16,7 @@
 // (a partition the sentinels or the Cluster resolved without it) consumes nonces the fence does not
 // cover, until it too moves; `min-replicas-to-write 1` with `min-replicas-max-lag` bounds how long an
 // isolated master takes writes. GATEWAY_REDIS_NONCE_FAILOVER=wait closes that too, per request.
-import { CLOCK_SKEW_SECONDS } from '../service-accounts/signature-policy.js';
+import { CLOCK_SKEW_SECONDS } from '../signing/signature-window.js';
 
 /** What the consuming script says of the master that ran it. */
 export interface MasterIdentity {

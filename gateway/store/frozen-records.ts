@@ -1,6 +1,6 @@
 // Records handed out without a copy are frozen, so that no request can change what another one
 // (or the store) holds: the embedded store's records, and the service accounts the signed route
-// keeps between requests (gateway/service-accounts/account-cache.ts).
+// keeps between requests (gateway/pipeline/authenticate/signature/account-cache.ts).
 import type { ClientRecord, ServiceAccountRecord } from './types.js';
 
 export function frozenClient(client: ClientRecord): ClientRecord {

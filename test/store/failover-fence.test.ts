@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { FailoverFence, GATEWAY_CLOCK_MARGIN_MS, masterIdentityOf, SignaturePredatesFailoverError } from '../../gateway/store/failover-fence.js';
 import { RedisCredentialStore, type RedisStoreOptions } from '../../gateway/store/redis-store.js';
-import { CLOCK_SKEW_SECONDS } from '../../gateway/service-accounts/signature-policy.js';
+import { CLOCK_SKEW_SECONDS } from '../../gateway/signing/signature-window.js';
 import { holds } from '../helpers/property.js';
 import { until } from '../helpers/poll.js';
 import { uniquePrefix } from '../helpers/redis.js';
