@@ -3,6 +3,29 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { defineConfig } from 'eslint/config';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+// The gateway's layers, lowest first (docs/architecture.md): a folder imports only from its own
+// layer's folders or lower ones, so the request path reads top-down and nothing below it reaches up.
+const LAYERS = [
+  ['gateway/errors.ts', 'gateway/uuid.ts', 'gateway/build-info.ts', 'gateway/net', 'gateway/signing', 'gateway/metrics', 'gateway/policy'],
+  ['gateway/config'],
+  ['gateway/store'],
+  ['gateway/http'],
+  ['gateway/service-accounts', 'gateway/oauth'],
+  ['gateway/pipeline'],
+  ['gateway/decision', 'gateway/dashboard'],
+  ['gateway/admin'],
+  ['gateway/ops', 'gateway/process', 'gateway/examples', 'gateway/app.ts', 'gateway/main.ts'],
+];
+/** For each layer: it may not import from any layer above it, nor the gateway from the CLI (a program of its own). */
+const LAYER_ZONES = [
+  ...LAYERS.flatMap((layer, i) =>
+    LAYERS.slice(i + 1).flatMap((above) => layer.flatMap((target) => above.map((from) => ({ target: `./${target}`, from: `./${from}`, message: `${target} is below ${from} (eslint.config.js LAYERS)` })))),
+  ),
+  ...LAYERS.flat().map((target) => ({ target: `./${target}`, from: './gateway/cli', message: 'the CLI is a program of its own: the gateway does not import it' })),
+];
 
 export default defineConfig(
   {
@@ -45,6 +68,16 @@ export default defineConfig(
         // tap queues t.test() subtests itself and runs them in order; awaiting them is unnecessary.
         { allowForKnownSafePromises: [{ from: 'package', name: 'PromiseWithSubtest', package: '@tapjs/core' }] },
       ],
+    },
+  },
+  // The layers, and no import cycles, in the gateway's own code.
+  {
+    files: ['gateway/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   // Tests assert on untyped JSON bodies (light-my-request's `response.json()` is `any`); a wrong shape fails the assertion itself.

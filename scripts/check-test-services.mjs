@@ -4,13 +4,20 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 
+// The Redis the tests use (test/helpers/redis.ts reads the same variable).
+const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+const redisHost = redisUrl.hostname || '127.0.0.1';
+const redisPort = Number(redisUrl.port || 6379);
+const redisAt = `${redisHost}:${redisPort}`;
+
+/** Whether something answers a PING there (a password-protected Redis answers -NOAUTH: also up). */
 function redisAnswers() {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port: 6379 });
+    const socket = createConnection({ host: redisHost, port: redisPort });
     socket.setTimeout(1000);
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (data) => {
-      resolve(data.toString().startsWith('+PONG'));
+      resolve(/^(\+PONG|-NOAUTH)/.test(data.toString()));
       socket.destroy();
     });
     socket.on('error', () => resolve(false));
@@ -27,12 +34,13 @@ function has(command) {
 
 const problems = [];
 if (!(await redisAnswers())) {
-  if (has('redis-server')) {
-    console.error('[check] Redis is not answering on 127.0.0.1:6379; starting redis-server');
-    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', '6379', '--save', '', '--appendonly', 'no'], { stdio: 'inherit' });
+  // Only a local one is started; a TEST_REDIS_URL elsewhere is the developer's to run.
+  if (redisHost === '127.0.0.1' && has('redis-server')) {
+    console.error(`[check] Redis is not answering on ${redisAt}; starting redis-server`);
+    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'inherit' });
     for (let i = 0; i < 50 && !(await redisAnswers()); i++) await new Promise((r) => setTimeout(r, 100));
   }
-  if (!(await redisAnswers())) problems.push('Redis must answer on 127.0.0.1:6379 (apt-get install redis-server).');
+  if (!(await redisAnswers())) problems.push(`Redis must answer on ${redisAt} (TEST_REDIS_URL; apt-get install redis-server).`);
 }
 
 const root = process.getuid?.() === 0;

@@ -6,7 +6,6 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { ClientSecretHasher } from '../oauth/client-secrets.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { PolicyHolder } from '../policy/route-table.js';
-import type { Lifecycle } from '../process/lifecycle.js';
 import { reasonOf } from '../store/circuit-breaker.js';
 import type { CredentialStore } from '../store/types.js';
 import { adminGuard } from './admin-auth.js';
@@ -34,7 +33,8 @@ export interface AdminDependencies {
   keys: SigningKeys;
   metrics: GatewayMetrics;
   policy: PolicyHolder;
-  lifecycle: Lifecycle;
+  /** Whether the process is draining (gateway/process/lifecycle.ts): /readyz answers 503 then. */
+  lifecycle: { readonly draining: boolean };
   /** What /readyz reports (gateway/ops/readiness.ts). */
   readiness: ReadinessView;
   /** The public listener's generated OpenAPI document, merged into the one served here. */

@@ -2,6 +2,7 @@
 // timeouts and connection cap that bound what an unauthenticated client can hold, catalog errors.
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { clientErrorHandler } from './client-errors.js';
@@ -10,7 +11,6 @@ import { installJsonBodyParser } from './json-body-parser.js';
 import { loggerOptions, traceAwareChildLogger } from './logging.js';
 import { schemaErrorsToGatewayError } from './schema-errors.js';
 import { SCHEMA_VALIDATOR } from './schema-validation.js';
-import type { GatewayOptions } from '../app.js';
 
 /** Log lines of a listener other than the public one carry its name (listener: "decision"). */
 function labelledChildLogger(listener: string | undefined): FastifyServerOptions['childLoggerFactory'] {
@@ -20,7 +20,7 @@ function labelledChildLogger(listener: string | undefined): FastifyServerOptions
   };
 }
 
-export function newFastify(settings: Settings, options: GatewayOptions, bodyLimit: number, listener?: string): FastifyInstance {
+export function newFastify(settings: Settings, options: { logStream?: DestinationStream | undefined }, bodyLimit: number, listener?: string): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(settings.logLevel, options.logStream),
     genReqId: () => randomUUID(),

@@ -4,7 +4,6 @@
 // then says so (x-gateway-digest: upstream). No request with an unchecked body is allowed silently.
 import { GatewayError } from '../errors.js';
 import type { PolicyRoute } from '../policy/policy-loader.js';
-import type { IdentifiedRequest } from './identify.js';
 import type { OriginalRequest } from './original-request.js';
 
 export function checkWithheldBody(original: OriginalRequest, route: PolicyRoute): void {
@@ -21,6 +20,6 @@ function bodyLeftToUpstream(original: OriginalRequest, route: PolicyRoute): bool
 export const DIGEST_DELEGATED_HEADER = 'x-gateway-digest';
 
 /** For a request that passed every check: the upstream must check its body against the signed Content-Digest. */
-export function digestLeftToUpstream(request: IdentifiedRequest): boolean {
+export function digestLeftToUpstream(request: { original: OriginalRequest; route: PolicyRoute }): boolean {
   return bodyLeftToUpstream(request.original, request.route);
 }
