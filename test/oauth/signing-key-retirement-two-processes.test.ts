@@ -2,9 +2,6 @@
 // retirement answers on one, the other refuses the retired key's token with 401 on the very next
 // request, keeps accepting the active key's, and drops the key from its JWKS when the store
 // announces the change (the propagation of a rotation: well under a second).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { Redis } from 'ioredis';
 import t from 'tap';
@@ -12,14 +9,15 @@ import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-pro
 import { until } from '../helpers/poll.js';
 import { bearerToken, sharedRedisDeployment } from '../helpers/process-ops.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
+import { tempDir } from '../helpers/redis-topology.js';
 
 t.test('after the retirement answers on one instance, the other refuses the key at once', async (t) => {
   const deployment = await sharedRedisDeployment(t, 'retire');
   // One issuer for both, as behind one load balancer: each accepts the other's tokens.
   const env = { ...deployment.env, GATEWAY_LOG_LEVEL: 'info', GATEWAY_ISSUER: 'http://gateway.test' };
   const [first, second] = await Promise.all([
-    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-a-')) }),
-    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-b-')) }),
+    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: tempDir(t, 'gw-a') }),
+    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: tempDir(t, 'gw-b') }),
   ]);
   const admin = { authorization: `Bearer ${deployment.adminToken}` };
   const sales = (gateway: GatewayProcess, token: string) => fetch(`${gateway.publicUrl}/v1/sales`, { headers: { authorization: `Bearer ${token}` } });

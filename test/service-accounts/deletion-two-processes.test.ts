@@ -1,21 +1,19 @@
 // Deletion is immediate everywhere: two real gateway processes share one Redis; after DELETE
 // returns on one, the Access ID is refused with 401 on both.
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { signRequest, sshPublicKeyLine } from '../../gateway/signing/index.js';
 import { startGatewayProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { sharedRedisDeployment } from '../helpers/process-ops.js';
+import { tempDir } from '../helpers/redis-topology.js';
 
 t.test('after DELETE returns, every instance sharing the Redis refuses the Access ID', async (t) => {
   const deployment = await sharedRedisDeployment(t, 'two');
   const { adminToken } = deployment;
   const env = { ...deployment.env, GATEWAY_LOG_LEVEL: 'warn' };
   const [first, second] = await Promise.all([
-    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-a-')) }),
-    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-b-')) }),
+    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: tempDir(t, 'gw-a') }),
+    startGatewayProcess(t, { ...env, GATEWAY_DATA_DIR: tempDir(t, 'gw-b') }),
   ]);
 
   const { privateKey } = generateKeyPairSync('ed25519');
