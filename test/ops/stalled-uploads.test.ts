@@ -99,9 +99,10 @@ t.test('hundreds of stalled uploads: memory stays flat, every connection is clos
 
   const growth = peak - baseline;
   t.comment(`RSS baseline ${(baseline / MIB).toFixed(1)} MiB, peak ${(peak / MIB).toFixed(1)} MiB (+${(growth / MIB).toFixed(1)} MiB) over ${exchanges.length} stalled uploads of ~1 MiB; all closed within ${closedWithinMs} ms`);
-  // Holding the bodies would grow the process by about 1 MiB per upload (295 to 914 MB
-  // for 800 were measured before the budget). What remains is the 8 MiB budget and the garbage of bytes read and discarded while
-  // refused connections close, which depends on when the collector runs on a busy machine.
+  // Holding the bodies would grow the process by about 1 MiB per upload (295 to 914 MB for 800
+  // were measured before the budget). What remains is the 8 MiB budget and the garbage of bytes
+  // read and discarded while refused connections close, which depends on when the collector runs
+  // on a busy machine.
   t.ok(growth < 100 * MIB, `resident memory stayed flat: +${(growth / MIB).toFixed(1)} MiB for ${exchanges.length} stalled uploads declaring ${PER_KIND * 3} MiB`);
 
   const health = await fetch(`${gateway.adminUrl}/healthz`);
