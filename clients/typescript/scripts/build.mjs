@@ -1,7 +1,7 @@
 // `npm run build` and `prepare`: compiles src/ to a clean dist/ with the TypeScript of the package's
 // devDependencies, or of the checkout around it (the gateway repository's own node_modules).
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,5 +14,13 @@ try {
   console.error('@access-gateway/signing: TypeScript is not installed here, so dist/ cannot be built.\nRun `npm install` in this directory first (it installs the devDependencies and builds), or install from a tarball made by `npm pack`.');
   process.exit(1);
 }
-rmSync(join(root, 'dist'), { recursive: true, force: true });
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+// Built beside dist/ and swapped in: the gateway in this checkout (an npm workspace) loads dist/ at
+// run time, so a rebuild (npm pack's prepare) never leaves it half-written.
+const fresh = join(root, `dist.${process.pid}`);
+try {
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json'), '--outDir', fresh], { stdio: 'inherit' });
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  renameSync(fresh, join(root, 'dist'));
+} finally {
+  rmSync(fresh, { recursive: true, force: true });
+}
