@@ -2,11 +2,12 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The TypeScript client package (@access-gateway/signing), an npm workspace the gateway depends on:
+# npm ci links it into node_modules and its prepare script compiles its dist/.
+COPY clients/typescript ./clients/typescript
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY gateway ./gateway
-# The signing code the gateway shares with its TypeScript client package.
-COPY clients/typescript/src ./clients/typescript/src
 RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
 
 # Runtime stage: production dependencies and the compiled gateway only, as a non-root user.
@@ -14,8 +15,12 @@ FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production GATEWAY_ENV=production GATEWAY_HOST=0.0.0.0 GATEWAY_ADMIN_HOST=0.0.0.0
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY clients/typescript/package.json ./clients/typescript/
+# --ignore-scripts: the one install script is the client package's prepare, which needs TypeScript (a
+# devDependency); its compiled dist/ comes from the build stage.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/clients/typescript/dist ./clients/typescript/dist
 COPY config ./config
 COPY policies ./policies
 COPY dashboard ./dashboard

@@ -11,6 +11,8 @@ if (stale) {
   execFileSync(npm, ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
 const tsc = (project, buildInfo) => execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--incremental', '--tsBuildInfoFile', buildInfo], { stdio: 'inherit' });
+// The client package (@access-gateway/signing, an npm workspace) first: the compiled gateway loads its dist/.
+tsc('clients/typescript/tsconfig.json', 'clients/typescript/dist/.tsbuildinfo');
 tsc('tsconfig.build.json', 'dist/.tsbuildinfo');
 // The bench is no part of the production build (nor of the image): `npm run bench` compiles it here.
 if (process.env.npm_lifecycle_event === 'prebench') tsc('tsconfig.bench.json', 'dist/.tsbuildinfo-bench');

@@ -11,7 +11,7 @@
 // t is when the whole quota is back on an allowed request, and equals Retry-After on a 429 (the
 // draft: Retry-After must not point before the end of the effective window).
 import { GatewayError } from '../errors.js';
-import { serializeString } from '../../clients/typescript/src/structured-fields.js';
+import { serializeString } from '@access-gateway/signing/structured-fields';
 import type { PolicyRoute } from '../policy/policy-loader.js';
 import type { RateLimitRule } from '../policy/rate-limit-rule.js';
 import type { CredentialStore } from '../store/types.js';

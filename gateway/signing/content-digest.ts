@@ -3,9 +3,9 @@
 // client package's contentDigest, re-exported.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseDictionary } from 'structured-headers';
-import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../clients/typescript/src/content-digest.js';
+import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '@access-gateway/signing';
 
-export { contentDigest, DIGEST_ALGORITHMS, type DigestAlgorithm } from '../../clients/typescript/src/content-digest.js';
+export { contentDigest, DIGEST_ALGORITHMS, type DigestAlgorithm } from '@access-gateway/signing';
 
 export type DigestCheck = 'match' | 'mismatch' | 'no_supported_algorithm' | 'malformed';
 

@@ -28,7 +28,7 @@ export const ED25519_EQUATIONS: Readonly<Partial<Record<'libsodium' | 'openssl',
 const defaultEquation = ED25519_EQUATIONS.libsodium ?? ED25519_EQUATIONS.openssl;
 
 /** Signing needs none of this strictness: it is the client package's. */
-export { signEd25519 } from '../../clients/typescript/src/sign.js';
+export { signEd25519 } from '@access-gateway/signing';
 
 /**
  * Verifies per RFC 8032 section 5.1.7 with the usual strictness (as libsodium): S < L, canonical

@@ -1,7 +1,7 @@
 // access-gateway/signing: everything the client package (@access-gateway/signing, whose source is
 // clients/typescript/src) exports for signing, plus the gateway's side: reading Signature-Input and
 // Signature, checking Content-Digest, strict Ed25519 verification. See SIGNING.md.
-export * from '../../clients/typescript/src/index.js';
+export * from '@access-gateway/signing';
 export { checkContentDigest, parseContentDigest, type ClaimedDigests, type DigestCheck } from './content-digest.js';
 export { verifyEd25519 } from './ed25519.js';
 export { ed25519PublicKey } from './keys.js';

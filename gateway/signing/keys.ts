@@ -2,8 +2,7 @@
 // request never re-imports a key. The signer's key handling is the client package's, re-exported.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 
-export { generateSigningKey, publicKeyPem, rawPublicKey, sshPublicKeyLine } from '../../clients/typescript/src/keys.js';
-export { loadPrivateKey } from '../../clients/typescript/src/private-key.js';
+export { generateSigningKey, loadPrivateKey, publicKeyPem, rawPublicKey, sshPublicKeyLine } from '@access-gateway/signing';
 
 const publicKeys = new Map<string, KeyObject>();
 const MAX_CACHED_KEYS = 10_000;

@@ -2,8 +2,7 @@
 // choosing the one signature a verifier checks. Members that are not chosen are never judged, so
 // a message may carry other parties' signatures in forms this library does not implement.
 import { parseDictionary, type Dictionary, type InnerList, type Item } from 'structured-headers';
-import { SignatureError } from '../../clients/typescript/src/errors.js';
-import { readParameters, type SignatureDescriptor, type SignatureParameters } from '../../clients/typescript/src/signature-params.js';
+import { readParameters, SignatureError, type SignatureDescriptor, type SignatureParameters } from '@access-gateway/signing';
 import { fromParsedParameters } from './parsed-parameters.js';
 
 export interface ReceivedSignature extends SignatureDescriptor {

@@ -1,2 +1,2 @@
 // Moved to the client package (clients/typescript, @access-gateway/signing); re-exported for the gateway's imports.
-export * from '../../clients/typescript/src/ssh-wire.js';
+export * from '@access-gateway/signing/ssh-wire';

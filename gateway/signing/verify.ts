@@ -3,10 +3,7 @@
 // covered are application policy; the gateway adds its own on top (service-accounts/).
 import type { KeyObject } from 'node:crypto';
 import { verifyEd25519 } from './ed25519.js';
-import { SignatureError } from '../../clients/typescript/src/errors.js';
-import type { SignableRequest } from '../../clients/typescript/src/message.js';
-import { ALGORITHM } from '../../clients/typescript/src/profile.js';
-import { buildSignatureBase } from '../../clients/typescript/src/signature-base.js';
+import { ALGORITHM, buildSignatureBase, SignatureError, type SignableRequest } from '@access-gateway/signing';
 import { SignatureHeaders, type ReceivedSignature } from './signature-headers.js';
 
 export interface VerifyOptions {

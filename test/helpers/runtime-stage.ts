@@ -1,10 +1,12 @@
 // The Dockerfile's runtime stage without Docker: its files laid out in a directory as the image lays
 // them out (the build's sources where their compiled files would be, run by tsx), and started with
-// the stage's CMD and ENV, so that the gateway finds, or misses, exactly what the image holds.
+// the stage's CMD and ENV, so that the gateway finds, or misses, exactly what the image holds. The
+// workspace packages' built files (the client package's dist/) are the checkout's, which npm ci's
+// prepare script built, as the build stage's npm ci builds them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { landing, type DockerStage } from './dockerfile.js';
 
 export interface RuntimeStageProcess {
@@ -18,19 +20,45 @@ export interface RuntimeStageProcess {
   dispose(): Promise<void>;
 }
 
+/**
+ * What npm ci would install: the repository's own packages, each linked in, except that a workspace
+ * (a link into the repository itself) links to its directory in the layout, as npm ci links it in
+ * the image.
+ */
+function linkNodeModules(root: string, dir: string): void {
+  const link = (path: string) => {
+    const real = relative(root, realpathSync(join(root, path)));
+    const workspace = lstatSync(join(root, path)).isSymbolicLink() && !real.startsWith('..') && !real.startsWith(`node_modules${sep}`);
+    symlinkSync(workspace ? join(dir, real) : join(root, path), join(dir, path));
+  };
+  mkdirSync(join(dir, 'node_modules'));
+  for (const name of readdirSync(join(root, 'node_modules'))) {
+    if (!name.startsWith('@')) {
+      link(join('node_modules', name));
+      continue;
+    }
+    mkdirSync(join(dir, 'node_modules', name));
+    for (const scoped of readdirSync(join(root, 'node_modules', name))) link(join('node_modules', name, scoped));
+  }
+}
+
 /** The runtime stage's files in a new directory. */
 function layOut(root: string, stage: DockerStage, buildFiles: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-runtime-'));
+  // The first copy from the build stage is the compiler's output (deploy.test.ts checks the order).
+  const compiled = stage.copies.find((copy) => copy.from !== undefined);
   for (const copy of stage.copies) {
+    const target = landing(copy, copy.sources[0]!);
     if (copy.from === undefined) {
       for (const source of copy.sources) cpSync(join(root, source), join(dir, landing(copy, source)), { recursive: true });
+    } else if (copy === compiled) {
+      for (const file of buildFiles) cpSync(join(root, file), join(dir, target, file));
     } else {
-      const outDir = landing(copy, copy.sources[0]!);
-      for (const file of buildFiles) cpSync(join(root, file), join(dir, outDir, file));
+      // A workspace's built files, at the same path in the checkout.
+      cpSync(join(root, target), join(dir, target), { recursive: true });
     }
   }
-  // What npm ci would install: the repository's own tree.
-  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  linkNodeModules(root, dir);
   return dir;
 }
 

@@ -106,8 +106,10 @@ t.test('docker-compose: two gateways behind nginx, known settings, Redis with AO
 const stages = dockerStages(read('Dockerfile'));
 const [buildStage, runtimeStage] = stages as [DockerStage, DockerStage];
 const packageJson = JSON.parse(read('package.json')) as PackageManifest;
-type LockEntry = PackageManifest & { dev?: boolean; os?: string[]; cpu?: string[]; libc?: string[] };
+type LockEntry = PackageManifest & { dev?: boolean; hasInstallScript?: boolean; os?: string[]; cpu?: string[]; libc?: string[] };
 const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, LockEntry> };
+/** The npm workspaces (the TypeScript client package): npm ci links each from its directory. */
+const workspaces = (packageJson.workspaces ?? []).map((dir) => ({ dir, files: (JSON.parse(read(`${dir}/package.json`)) as { files?: string[] }).files ?? [] }));
 let sources: BuildSources | undefined;
 /** tsconfig.build.json's files and the packages they load, read once. */
 const build = () => (sources ??= buildSources(REPO_ROOT, 'tsconfig.build.json'));
@@ -121,6 +123,7 @@ interface PackageManifest {
   optionalDependencies?: Record<string, string>;
   engines?: Record<string, string>;
   scripts?: Record<string, string>;
+  workspaces?: string[];
 }
 
 /** Each source the stage copies from the build context exists there, is not .dockerignored, and keeps its path. */
@@ -140,6 +143,10 @@ function npmCi(t: Test, stage: DockerStage): string {
   t.ok(install, `${stage.name}: installs with npm ci, from the lock file`);
   const manifests = stage.copies.find((copy) => copy.sources.includes('package.json') && copy.sources.includes('package-lock.json'));
   t.ok(manifests && manifests.index < install!.index, `${stage.name}: package.json and package-lock.json are copied before npm ci`);
+  for (const { dir } of workspaces) {
+    const linked = stage.copies.find((copy) => copy.from === undefined && copy.sources.some((source) => source === dir || source === `${dir}/package.json`));
+    t.ok(linked && linked.index < install!.index, `${stage.name}: the workspace ${dir} (its package.json) is copied before npm ci, which links it`);
+  }
   return install!.command;
 }
 
@@ -160,7 +167,11 @@ t.test('the Dockerfile passes the linter, with a build and a runtime stage on a 
 t.test('the build stage compiles the production build (no bench, no tests) from the sources it copies', async (t) => {
   t.ok(buildStage.copies.every((copy) => copy.from === undefined), 'it copies from the build context only');
   checkContextCopies(t, buildStage);
+  const install = buildStage.runs.find((run) => /^npm ci\b/.test(run.command))!;
   npmCi(t, buildStage);
+  for (const { dir } of workspaces) {
+    t.ok(buildStage.copies.some((copy) => copy.sources.includes(dir) && copy.index < install.index), `the workspace ${dir} is copied whole before npm ci, whose prepare script builds it`);
+  }
   const compile = buildStage.runs.find((run) => /\bnode_modules\/typescript\/bin\/tsc -p tsconfig\.build\.json$/.test(run.command));
   t.ok(compile, 'it compiles tsconfig.build.json with the installed TypeScript');
   t.ok(buildStage.copies.every((copy) => copy.index < compile!.index), 'after every copy');
@@ -182,7 +193,12 @@ t.test('the runtime stage: the compiled gateway, production dependencies only, a
   const fromBuild = runtimeStage.copies.filter((copy) => copy.from !== undefined);
   const { options } = build();
   const outDir = relative(options.rootDir!, options.outDir!);
-  t.same(fromBuild.map((copy) => [copy.from, copy.sources, landing(copy, copy.sources[0]!)]), [['build', [posix.join(buildStage.workdir!, outDir)], outDir]], 'only the compiler\'s output comes from the build stage, at the same path');
+  const built = [outDir, ...workspaces.flatMap(({ dir, files }) => files.map((file) => posix.join(dir, file)))];
+  t.same(fromBuild.map((copy) => [copy.from, copy.sources, landing(copy, copy.sources[0]!)]), built.map((path) => ['build', [posix.join(buildStage.workdir!, path)], path]), 'only the compiler\'s output and the workspaces\' built files come from the build stage, at the same paths');
+  if (/--ignore-scripts\b/.test(install)) {
+    const skipped = Object.entries(lock.packages).filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev && entry.hasInstallScript).map(([path]) => path);
+    t.same(skipped, [], 'npm ci --ignore-scripts skips no production package\'s install script (only the workspaces\' prepare, whose output is copied in)');
+  }
   t.equal(runtimeStage.workdir, buildStage.workdir, 'in the same WORKDIR');
   t.notOk(runtimeStage.copies.some((copy) => copy.sources.some((source) => source.includes('node_modules'))), 'no node_modules copied in: npm ci installs them');
   t.equal(runtimeStage.env.NODE_ENV, 'production');

@@ -5,7 +5,7 @@ import { serializeDictionary, type BareItem, type Parameters } from 'structured-
 import { GatewayError } from '../../../errors.js';
 import { isUuid } from '../../../uuid.js';
 import { digestsMatch, parseContentDigest, type ClaimedDigests } from '../../../signing/content-digest.js';
-import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '../../../../clients/typescript/src/profile.js';
+import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '@access-gateway/signing';
 import type { ReceivedSignature } from '../../../signing/signature-headers.js';
 import { CLOCK_SKEW_SECONDS } from '../../../signing/signature-window.js';
 

@@ -1,7 +1,7 @@
 // The request as received (or as an edge proxy describes it), in the form the signing library
 // derives components from: method and authority as sent, path and query raw from the request line,
 // every header field line kept.
-import { headerFieldsFromRaw, type HeaderFields, type SignableRequest } from '../../../../clients/typescript/src/message.js';
+import { headerFieldsFromRaw, type HeaderFields, type SignableRequest } from '@access-gateway/signing';
 import type { IdentifiedRequest } from '../../identify.js';
 import type { OriginalRequest } from '../../original-request.js';
 
