@@ -1,11 +1,11 @@
 // The gateway's checks on a chosen signature beyond RFC 9421 itself (SIGNING.md): required
 // coverage, alg, created window, expires, nonce shape, Content-Digest. Each failure is a catalog
 // error, checked before the credential store is asked anything.
-import { serializeDictionary, type BareItem, type Parameters } from 'structured-headers';
 import { GatewayError } from '../../../errors.js';
 import { isUuid } from '../../../uuid.js';
 import { digestsMatch, parseContentDigest, type ClaimedDigests } from '../../../signing/content-digest.js';
 import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '@access-gateway/signing';
+import { serializeDictionary, type Item } from '@access-gateway/signing/structured-fields';
 import type { ReceivedSignature } from '../../../signing/signature-headers.js';
 import { CLOCK_SKEW_SECONDS } from '../../../signing/signature-window.js';
 
@@ -73,6 +73,6 @@ export function acceptSignature(hasBody: boolean, accessId: string | undefined):
   ]);
   if (accessId !== undefined && isUuid(accessId)) params.set('keyid', accessId);
   params.set('alg', ALGORITHM);
-  const components = requiredComponents(hasBody).map((c): [string, Parameters] => [c, new Map<string, BareItem>()]);
-  return serializeDictionary(new Map([['sig1', [components, params]]]));
+  const components = requiredComponents(hasBody).map((c): Item => [c, new Map()]);
+  return serializeDictionary([['sig1', [components, params]]]);
 }
