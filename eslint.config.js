@@ -78,6 +78,10 @@ export default defineConfig(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // The client package by its name only: a path into it would bypass its exports, and the compiled
+      // gateway would carry a copy of it. (A zone above cannot say this: in development the package's
+      // name resolves to that source too, through tsconfig.json's paths.)
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)clients/typescript(/|$)', message: 'import @access-gateway/signing (or one of its exports\' subpaths), not the client package\'s files' }] }],
     },
   },
   // Tests assert on untyped JSON bodies (light-my-request's `response.json()` is `any`); a wrong shape fails the assertion itself.
