@@ -14,6 +14,7 @@
 //     under a key the store does not hold. Watching the key and a periodic re-read catch the rest.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
+import { CoalescedRefresh } from '../cache/coalesced-refresh.js';
 import type { Settings } from '../config/settings.js';
 import { readSecretKeyFile } from '../config/secret-key-file.js';
 import { GatewayError } from '../errors.js';
@@ -38,8 +39,7 @@ export class ClientSecretHasher {
   /** The stored text of the key (base64url) this instance uses. */
   private held: string | undefined;
   private refusal: string | undefined;
-  private syncing: Promise<void> | undefined;
-  private syncAgain = false;
+  private readonly rereads = new CoalescedRefresh(() => this.syncOnce());
   private unwatch: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -79,22 +79,7 @@ export class ClientSecretHasher {
   /** Re-reads the stored key (shared by concurrent callers; a call during a read gets one more read after it). */
   sync(): Promise<void> {
     if (this.fixed) return Promise.resolve();
-    if (this.syncing) {
-      this.syncAgain = true;
-      return this.syncing;
-    }
-    const run = async () => {
-      try {
-        do {
-          this.syncAgain = false;
-          await this.syncOnce();
-        } while (this.syncAgain);
-      } finally {
-        this.syncing = undefined;
-      }
-    };
-    this.syncing = run();
-    return this.syncing;
+    return this.rereads.run();
   }
 
   hash(secret: string): string {

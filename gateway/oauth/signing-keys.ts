@@ -9,6 +9,7 @@
 // announcement arrives or when it is lost.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JWK } from 'jose';
+import { CoalescedRefresh } from '../cache/coalesced-refresh.js';
 import type { JwtAlgorithm, Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
@@ -70,9 +71,8 @@ export class SigningKeys {
   /** The stored set last loaded, and its keys by kid, so that a re-read imports only new keys. */
   private raw = '';
   private imported = new Map<string, LoadedKey>();
-  /** The re-read that runs, and whether a caller arrived during it (and so needs a read after it). */
-  private refreshing: Promise<void> | undefined;
-  private refreshAgain = false;
+  /** The re-reads: one at a time, and a caller arriving during one waits for the next. */
+  private readonly rereads = new CoalescedRefresh(() => this.reload());
   /** The next re-read for unknown kids, shared by the misses that wait for it. */
   private missRefresh: Promise<void> | undefined;
   private lastMissRefresh = Number.NEGATIVE_INFINITY;
@@ -151,22 +151,7 @@ export class SigningKeys {
    */
   refresh(): Promise<void> {
     if (this.fixed) return Promise.resolve();
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return this.refreshing;
-    }
-    const run = async () => {
-      try {
-        do {
-          this.refreshAgain = false;
-          await this.reload();
-        } while (this.refreshAgain);
-      } finally {
-        this.refreshing = undefined;
-      }
-    };
-    this.refreshing = run();
-    return this.refreshing;
+    return this.rereads.run();
   }
 
   signingKey(): LoadedKey {
