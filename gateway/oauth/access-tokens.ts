@@ -84,7 +84,7 @@ export class AccessTokens {
 
   /** Verifies signature, algorithm, typ, iss, aud and exp; throws TokenVerificationError with a reason. */
   async verify(token: string): Promise<VerifiedToken> {
-    const cached = this.verified.get(token, Math.floor(Date.now() / 1000), (kid) => this.keys.knows(kid));
+    const cached = this.verified.get(token, (kid) => this.keys.knows(kid));
     if (cached) return cached;
     // One token, one spelling: jose decodes base64url leniently (padding, non-zero unused bits), so
     // other strings with the same bytes would verify and escape anything keyed by the exact text.
