@@ -1,6 +1,7 @@
 // Stage 3: is the authenticated caller allowed on this route. A client's token must carry every
 // scope the route requires; a service account must call from an address in its allow-list and hold
 // every permission the route requires.
+import { boundedCache } from '../cache/bounded-cache.js';
 import { GatewayError } from '../errors.js';
 import { anyContains, parseCidrList, type Address, type Cidr } from '../net/cidr.js';
 import type { PolicyRoute } from '../policy/policy-loader.js';
@@ -9,15 +10,13 @@ import type { IdentifiedRequest } from './identify.js';
 import type { Principal } from './principal.js';
 
 // Allow-lists were validated when stored; parsing them again per request is wasted work.
-const parsedAllowLists = new Map<string, Cidr[]>();
-const MAX_CACHED_ALLOW_LISTS = 10_000;
+const parsedAllowLists = boundedCache<string, Cidr[]>(10_000);
 
 function allowListOf(account: ServiceAccountRecord): Cidr[] {
   const key = account.allowedIps.join(',');
   let ranges = parsedAllowLists.get(key);
   if (!ranges) {
     ranges = parseCidrList(account.allowedIps);
-    if (parsedAllowLists.size >= MAX_CACHED_ALLOW_LISTS) parsedAllowLists.clear();
     parsedAllowLists.set(key, ranges);
   }
   return ranges;

@@ -11,7 +11,7 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { recordingStore } from '../helpers/recording-store.js';
 import { adminInject, createServiceAccount, signedInject } from '../helpers/signing.js';
 
-t.test('AccountCache: bounded in count, the oldest entry goes first', async (t) => {
+t.test('AccountCache: bounded in count, the least recently used entry goes first', async (t) => {
   const cache = new AccountCache(2);
   const entry = (id: string, version = `v-${id}`) => ({ account: { id } as ServiceAccountRecord, version });
   cache.set('a', entry('a'));
@@ -22,6 +22,10 @@ t.test('AccountCache: bounded in count, the oldest entry goes first', async (t) 
   t.equal(cache.get('b'), undefined, 'b is the oldest entry once a was replaced');
   t.equal(cache.get('a')?.version, 'v-a2', 'a replaced by its newer version');
   t.equal(cache.get('c')?.version, 'v-c');
+  t.equal(cache.get('a')?.version, 'v-a2', 'a read: c is now the least recently used');
+  cache.set('d', entry('d'));
+  t.equal(cache.get('c'), undefined, 'c went, though a was added before it');
+  t.equal(cache.get('a')?.version, 'v-a2');
   cache.delete('a');
   t.equal(cache.get('a'), undefined);
 });
