@@ -26,7 +26,7 @@ export interface StoreLifecycle {
 export interface RepairOptions {
   /** How long an index entry without a record must stay so before it is removed (a create in flight writes its record by then). */
   settleMs?: number;
-  /** Keys per SCAN call, ids per index read. */
+  /** Records handled per batch and ids per index read (each SCAN step examines 1,000 keys whatever this is). */
   batchSize?: number;
 }
 
