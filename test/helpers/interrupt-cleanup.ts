@@ -120,7 +120,7 @@ function trySignal(pid: number): boolean {
 }
 
 /** Children, grandchildren, ... of a process, from /proc (Linux); none where /proc cannot say. */
-function descendantsOf(pid: number, depth = 0): number[] {
+export function descendantsOf(pid: number, depth = 0): number[] {
   if (depth > 16) return [];
   let threads: string[];
   try {

@@ -171,9 +171,9 @@ export async function startSentinels(t: Test, masterName = 'gateway-test'): Prom
   };
 }
 
-/** Counts keys with a prefix on one server (SCAN, bounded). */
-export async function countKeys(port: number, prefix: string): Promise<number> {
-  const redis = new Redis({ host: '127.0.0.1', port });
+/** Counts keys with a prefix on one server, by its loopback port or its URL (SCAN, bounded). */
+export async function countKeys(server: number | string, prefix: string): Promise<number> {
+  const redis = typeof server === 'number' ? new Redis({ host: '127.0.0.1', port: server }) : new Redis(server);
   redis.on('error', () => {});
   try {
     let cursor = '0';

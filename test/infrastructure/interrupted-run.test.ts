@@ -4,15 +4,16 @@
 // timeout, by Ctrl-C (SIGINT) or by SIGTERM. Within a few seconds every process it started is gone,
 // their scratch directories are removed and its keys deleted.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import t from 'tap';
 import { REPO_ROOT } from '../helpers/gateway.js';
 import { until } from '../helpers/poll.js';
+import { descendantsOf } from '../helpers/interrupt-cleanup.js';
 import { TEST_REDIS_URL } from '../helpers/redis.js';
+import { countKeys } from '../helpers/redis-topology.js';
 
 const FIXTURE = join(REPO_ROOT, 'test/infrastructure/fixtures/interrupted-run.ts');
 const TAP_RUNNER = join(REPO_ROOT, 'node_modules/tap/dist/esm/run.mjs');
@@ -48,24 +49,6 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
-/** Children, grandchildren, ... of a process (every thread's children, from /proc). */
-function descendants(pid: number): number[] {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  const children = threads.flatMap((tid) => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  });
-  return children.flatMap((child) => [child, ...descendants(child)]);
-}
-
 function see(pid: number): Seen | undefined {
   const fields = statFields(pid);
   if (!fields) return undefined;
@@ -89,22 +72,6 @@ function running(seen: Seen): boolean {
   return fields !== undefined && fields[19] === seen.started && fields[0] !== 'Z';
 }
 
-async function keysUnder(prefix: string): Promise<number> {
-  const redis = new Redis(TEST_REDIS_URL);
-  try {
-    let count = 0;
-    let cursor = '0';
-    for (let step = 0; step < 100_000; step++) {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      count += keys.length;
-      cursor = next;
-      if (cursor === '0') break;
-    }
-    return count;
-  } finally {
-    redis.disconnect();
-  }
-}
 
 interface Interruption {
   /** FIXTURE_SERVICES for the fixture. */
@@ -133,7 +100,7 @@ async function interrupt(scratch: string, { services, by }: Interruption) {
     if (!existsSync(report)) throw new Error(`the fixture (${by}) ended before starting everything:\n${output}`);
     const started = JSON.parse(readFileSync(report, 'utf8')) as Report;
     // What it started, seen before the interruption.
-    tree = descendants(child.pid!).map(see).filter((s): s is Seen => s !== undefined && s.pid !== child.pid);
+    tree = descendantsOf(child.pid!).map(see).filter((s): s is Seen => s !== undefined && s.pid !== child.pid);
     // Under the runner, the interruption is the timeout the fixture asked for once it had reported.
     const interruptedAt = Date.now();
     if (by !== 'tap timeout') child.kill(by);
@@ -145,10 +112,10 @@ async function interrupt(scratch: string, { services, by }: Interruption) {
     const goneAfterMs = Date.now() - interruptedAt;
     const exit = await Promise.race([exited, sleep(GONE_LIMIT_MS).then(() => undefined)]);
     const dirs = [started.dir, ...tree.flatMap((s) => s.dirs)];
-    let keysLeft = await Promise.all(started.prefixes.map(keysUnder));
+    let keysLeft = await Promise.all(started.prefixes.map((prefix) => countKeys(TEST_REDIS_URL, prefix)));
     for (let i = 0; i < KEYS_LIMIT_MS / 200 && keysLeft.some((n) => n > 0) && Date.now() - interruptedAt < KEYS_LIMIT_MS; i++) {
       await sleep(200);
-      keysLeft = await Promise.all(started.prefixes.map(keysUnder));
+      keysLeft = await Promise.all(started.prefixes.map((prefix) => countKeys(TEST_REDIS_URL, prefix)));
     }
     return { started, tree, exit, left, goneAfterMs, dirs, dirsLeft: dirs.filter((d) => existsSync(d)), keysLeft, output };
   } finally {
@@ -161,7 +128,7 @@ async function interrupt(scratch: string, { services, by }: Interruption) {
  * to everything under it and to what it had started, SIGKILL to whatever is left after 5 s.
  */
 async function endEverything(child: ChildProcess, seenBefore: Seen[]): Promise<void> {
-  const now = [child.pid!, ...descendants(child.pid!)].map(see).filter((s): s is Seen => s !== undefined);
+  const now = [child.pid!, ...descendantsOf(child.pid!)].map(see).filter((s): s is Seen => s !== undefined);
   const tree = [...now, ...seenBefore].filter(running);
   for (const s of tree) signal(s.pid, 'SIGTERM');
   for (let i = 0; i < 50 && tree.some(running); i++) await sleep(100);
