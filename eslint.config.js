@@ -22,22 +22,22 @@ const LAYERS = [
 /** For each layer: it may not import from any layer above it, nor the gateway from the CLI (a program of its own). */
 const LAYER_ZONES = [
   ...LAYERS.flatMap((layer, i) =>
-    LAYERS.slice(i + 1).flatMap((above) => layer.flatMap((target) => above.map((from) => ({ target: `./${target}`, from: `./${from}`, message: `${target} is below ${from} (eslint.config.js LAYERS)` })))),
+    LAYERS.slice(i + 1).flatMap((above) =>
+      layer.flatMap((target) =>
+        above.map((from) => ({ target: `./${target}`, from: `./${from}`, message: `${target} is below ${from} (eslint.config.js LAYERS)` })),
+      ),
+    ),
   ),
-  ...LAYERS.flat().map((target) => ({ target: `./${target}`, from: './gateway/cli', message: 'the CLI is a program of its own: the gateway does not import it' })),
+  ...LAYERS.flat().map((target) => ({
+    target: `./${target}`,
+    from: './gateway/cli',
+    message: 'the CLI is a program of its own: the gateway does not import it',
+  })),
 ];
 
 export default defineConfig(
   {
-    ignores: [
-      '**/dist/**',
-      '**/node_modules/**',
-      'test-output/**',
-      '.tap/**',
-      '.gateway/**',
-      'clients/python/**',
-      'clients/typescript/dist/**',
-    ],
+    ignores: ['**/dist/**', '**/node_modules/**', 'test-output/**', '.tap/**', '.gateway/**', 'clients/python/**', 'clients/typescript/dist/**'],
   },
   // Type-aware rules for all TypeScript sources.
   {
@@ -81,7 +81,17 @@ export default defineConfig(
       // The client package by its name only: a path into it would bypass its exports, and the compiled
       // gateway would carry a copy of it. (A zone above cannot say this: in development the package's
       // name resolves to that source too, through tsconfig.json's paths.)
-      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)clients/typescript(/|$)', message: 'import @access-gateway/signing (or one of its exports\' subpaths), not the client package\'s files' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)clients/typescript(/|$)',
+              message: "import @access-gateway/signing (or one of its exports' subpaths), not the client package's files",
+            },
+          ],
+        },
+      ],
     },
   },
   // Tests assert on untyped JSON bodies (light-my-request's `response.json()` is `any`); a wrong shape fails the assertion itself.

@@ -10,7 +10,9 @@ const server = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ upstream: 'bench', method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    response.end(
+      JSON.stringify({ upstream: 'bench', method: request.method, url: request.url, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') }),
+    );
   });
 });
 server.keepAliveTimeout = 65_000;

@@ -65,7 +65,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     },
     'gateway started',
   );
-  return { url: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, decisionUrl: `http://127.0.0.1:${decisionPort}`, adminToken, pid: child.pid!, stop: () => stopProcess(child) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    decisionUrl: `http://127.0.0.1:${decisionPort}`,
+    adminToken,
+    pid: child.pid!,
+    stop: () => stopProcess(child),
+  };
 }
 
 export async function adminCall<T>(gateway: Gateway, method: string, path: string, body?: unknown): Promise<T> {
@@ -106,6 +113,10 @@ export interface BenchServiceAccount {
 /** A service account with a fresh Ed25519 key, created through the admin API as an operator would. */
 export async function createServiceAccount(gateway: Gateway, description: string, permissions: string[]): Promise<BenchServiceAccount> {
   const { privateKeyPem, publicKeyLine } = generateSigningKey('bench');
-  const { access_id: accessId } = await adminCall<{ access_id: string }>(gateway, 'POST', '/admin/v1/service-accounts', { description, public_key: publicKeyLine, permissions });
+  const { access_id: accessId } = await adminCall<{ access_id: string }>(gateway, 'POST', '/admin/v1/service-accounts', {
+    description,
+    public_key: publicKeyLine,
+    permissions,
+  });
   return { accessId, privateKey: createPrivateKey(privateKeyPem) };
 }

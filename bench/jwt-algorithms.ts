@@ -32,7 +32,10 @@ function cpuMicroseconds(): number {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** One round of one algorithm: CPU µs per signature and per verification. */
-async function round(alg: JwtAlgorithm, { privateKey, publicKey }: ReturnType<typeof keyPair>): Promise<{ signUs: number; verifyUs: number; tokenBytes: number }> {
+async function round(
+  alg: JwtAlgorithm,
+  { privateKey, publicKey }: ReturnType<typeof keyPair>,
+): Promise<{ signUs: number; verifyUs: number; tokenBytes: number }> {
   const iat = Math.floor(Date.now() / 1000);
   const audience = 'http://gateway.bench.test';
   const tokens: string[] = [];
@@ -62,6 +65,9 @@ export async function measureJwtAlgorithms(): Promise<AlgorithmCost[]> {
 export function describeJwtAlgorithms(costs: readonly AlgorithmCost[]): string[] {
   return [
     `JWT per algorithm (the bench process, CPU µs, median of ${ROUNDS} rounds of ${PER_ROUND}; RS256 with a 2048-bit key): signed as the token endpoint signs, verified as the Bearer route verifies a token it has not seen`,
-    ...costs.map(({ alg, signUs, verifyUs, tokenBytes }) => `  ${alg.padEnd(6)} sign ${signUs.toFixed(1).padStart(6)} µs   verify ${verifyUs.toFixed(1).padStart(6)} µs   token ${tokenBytes} bytes`),
+    ...costs.map(
+      ({ alg, signUs, verifyUs, tokenBytes }) =>
+        `  ${alg.padEnd(6)} sign ${signUs.toFixed(1).padStart(6)} µs   verify ${verifyUs.toFixed(1).padStart(6)} µs   token ${tokenBytes} bytes`,
+    ),
   ];
 }

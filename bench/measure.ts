@@ -47,7 +47,10 @@ export async function measureFigure(target: FigureTarget, options: FigureOptions
       { ...request, ...(presign ? { headerSets: presign(WARMUP_SETS_PER_SECOND * options.warmupSeconds) } : {}) },
       { ...run, seconds: options.warmupSeconds },
     );
-    const measured: LoadTarget = { ...request, ...(presign ? { headerSets: presign(Math.ceil(warmup.requestsPerSecond * options.seconds * POOL_MARGIN) + POOL_EXTRA) } : {}) };
+    const measured: LoadTarget = {
+      ...request,
+      ...(presign ? { headerSets: presign(Math.ceil(warmup.requestsPerSecond * options.seconds * POOL_MARGIN) + POOL_EXTRA) } : {}),
+    };
     const before = cpuSeconds(options.pids);
     const sideBefore = cpuSeconds(options.sidePids ?? []);
     const result = await options.generator.run(measured, run);

@@ -11,7 +11,17 @@ const resource = 'urn:bench:api';
 const signingKey = { ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'bench', use: 'sig', alg: 'EdDSA' };
 
 const provider = new Provider(issuer, {
-  clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post', scope: 'sales' }],
+  clients: [
+    {
+      client_id: clientId,
+      client_secret: clientSecret,
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_post',
+      scope: 'sales',
+    },
+  ],
   scopes: ['sales'],
   jwks: { keys: [signingKey] },
   // The only key is Ed25519: the default RS256 would need an RSA key.

@@ -17,11 +17,15 @@ const CONCURRENCY = 2000;
  * signs anything); each gets its own management id and Access ID, in the same formats.
  */
 export async function seedServiceAccounts(redisUrl: string, prefix: string, count: number): Promise<void> {
-  const template = serviceAccountFromInput({ description: 'bench population', public_key: generateSigningKey('bench-population').publicKeyLine, permissions: ['view_balance'] });
+  const template = serviceAccountFromInput({
+    description: 'bench population',
+    public_key: generateSigningKey('bench-population').publicKeyLine,
+    permissions: ['view_balance'],
+  });
   const store = new RedisCredentialStore(redisUrl, prefix, { commandTimeoutMs: 30_000 });
   await store.connect();
   try {
-    for (let done = 0; done < count; ) {
+    for (let done = 0; done < count;) {
       const batch = Math.min(CONCURRENCY, count - done);
       const created = await Promise.all(
         Array.from({ length: batch }, () => store.createServiceAccount({ ...template, id: `sa_${randomBytes(10).toString('hex')}`, accessId: randomUUID() })),

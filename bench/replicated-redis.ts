@@ -24,7 +24,9 @@ export function redisServerInstalled(): boolean {
 async function server(port: number, dir: string, args: string[]): Promise<ChildProcess> {
   // A directory of its own: a replica writes the master's snapshot there, which a server started
   // in the same place would load (and carry on that history: failover-fence.ts).
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', ...args], {
+    stdio: 'ignore',
+  });
   await waitForPort(port);
   return child;
 }
@@ -57,7 +59,10 @@ export async function adminDeletionMs(gateway: Gateway, count: number): Promise<
   for (let i = 0; i < count; i++) {
     const { client_id: id } = await adminCall<{ client_id: string }>(gateway, 'POST', '/admin/v1/clients', { name: 'bench deletion', scopes: ['sales'] });
     const started = performance.now();
-    const response = await fetch(`${gateway.adminUrl}/admin/v1/clients/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    const response = await fetch(`${gateway.adminUrl}/admin/v1/clients/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${gateway.adminToken}` },
+    });
     total += performance.now() - started;
     if (response.status !== 204) throw new Error(`DELETE answered ${response.status}: ${await response.text()}`);
   }

@@ -21,7 +21,10 @@ export interface RssSampler {
 export function sampleRss(pids: readonly number[]): RssSampler {
   let peak = 0;
   const sample = () => {
-    peak = Math.max(peak, pids.reduce((sum, pid) => sum + residentBytes(pid), 0));
+    peak = Math.max(
+      peak,
+      pids.reduce((sum, pid) => sum + residentBytes(pid), 0),
+    );
   };
   sample();
   let timer: NodeJS.Timeout | undefined = setInterval(sample, SAMPLE_EVERY_MS);

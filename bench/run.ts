@@ -128,17 +128,38 @@ async function main(): Promise<void> {
   lines.push({ scenario: 'bare @fastify/http-proxy (reference)', figure: bare });
   const gatewayPids = processTree(gateway.pid);
   const bearerOne = await gatewayFigure('gateway Bearer route', bearer(gateway, client.token), gatewayPids, sidePids);
-  lines.push({ scenario: 'gateway: Bearer route', figure: bearerOne, comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}` });
-  const bearerDecision = await gatewayFigure('gateway decision, Bearer (Envoy ext_authz)', { url: `${gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${client.token}`, 'x-forwarded-for': EDGE_CLIENT } }, gatewayPids, sidePids);
-  const decisionMark = footnote('The decision listener answers 200 with the identity headers and forwards nothing: the same checks as the proxied row above it, without the upstream round trip (an edge proxy in front would add its own cost).');
-  lines.push({ scenario: `gateway: decision only, Bearer (Envoy shape)${decisionMark}`, figure: bearerDecision, comparison: `vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}` });
+  lines.push({
+    scenario: 'gateway: Bearer route',
+    figure: bearerOne,
+    comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}`,
+  });
+  const bearerDecision = await gatewayFigure(
+    'gateway decision, Bearer (Envoy ext_authz)',
+    { url: `${gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${client.token}`, 'x-forwarded-for': EDGE_CLIENT } },
+    gatewayPids,
+    sidePids,
+  );
+  const decisionMark = footnote(
+    'The decision listener answers 200 with the identity headers and forwards nothing: the same checks as the proxied row above it, without the upstream round trip (an edge proxy in front would add its own cost).',
+  );
+  lines.push({
+    scenario: `gateway: decision only, Bearer (Envoy shape)${decisionMark}`,
+    figure: bearerDecision,
+    comparison: `vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}`,
+  });
   if (WORKERS > 1 && REDIS_URL) {
     // Same store and prefix: the client's token is valid there too.
     const workers = await startGateway({ upstream, dataDir: gatewayDir('workers'), redisPrefix, workers: WORKERS, adminToken: gateway.adminToken });
     try {
       const bearerMany = await figure(`gateway Bearer route, ${WORKERS} workers`, bearer(workers, client.token), processTree(workers.pid), sidePids);
-      const workersMark = footnote(`CPU summed over the primary and its ${WORKERS} workers. wrk shares the ${availableParallelism()} cores with them (and with the upstream), so the workers cannot have a core each.`);
-      lines.push({ scenario: `gateway: Bearer route, ${WORKERS} workers${workersMark}`, figure: bearerMany, comparison: `vs 1 worker: ${cpuAndRate(bearerMany, bearerOne)}; vs bare proxy: CPU ${ratio(bearerMany.cpuUsPerRequest / bare.cpuUsPerRequest)}` });
+      const workersMark = footnote(
+        `CPU summed over the primary and its ${WORKERS} workers. wrk shares the ${availableParallelism()} cores with them (and with the upstream), so the workers cannot have a core each.`,
+      );
+      lines.push({
+        scenario: `gateway: Bearer route, ${WORKERS} workers${workersMark}`,
+        figure: bearerMany,
+        comparison: `vs 1 worker: ${cpuAndRate(bearerMany, bearerOne)}; vs bare proxy: CPU ${ratio(bearerMany.cpuUsPerRequest / bare.cpuUsPerRequest)}`,
+      });
     } finally {
       await workers.stop();
     }
@@ -150,8 +171,12 @@ async function main(): Promise<void> {
   const signedTarget = await signedBalanceTarget(gateway);
   // The same signed requests through the bare proxy: the same bytes in, and the echo's larger answer
   // (it returns every request header) out, so that the ratio is the checks' cost alone.
-  const bareSigned = await figure('bare @fastify/http-proxy, signed requests', { ...signedTarget, url: `http://127.0.0.1:${barePort}/v1/balance` }, [bareProcess.pid!]);
-  const sameRequestMark = footnote('The bare proxy forwarding the very same pre-signed requests, unchecked: the same request headers in and the echo of them out, as the gateway row below it.');
+  const bareSigned = await figure('bare @fastify/http-proxy, signed requests', { ...signedTarget, url: `http://127.0.0.1:${barePort}/v1/balance` }, [
+    bareProcess.pid!,
+  ]);
+  const sameRequestMark = footnote(
+    'The bare proxy forwarding the very same pre-signed requests, unchecked: the same request headers in and the echo of them out, as the gateway row below it.',
+  );
   lines.push({ scenario: `bare @fastify/http-proxy, same requests (reference)${sameRequestMark}`, figure: bareSigned });
   const signed = await gatewayFigure('gateway signed route', signedTarget, gatewayPids, sidePids);
   lines.push({
@@ -159,15 +184,28 @@ async function main(): Promise<void> {
     figure: signed,
     comparison: `vs bare proxy, same requests: CPU ${ratio(signed.cpuUsPerRequest / bareSigned.cpuUsPerRequest)} (target ≤ 1.6×), req/s ${ratio(signed.requestsPerSecond / bareSigned.requestsPerSecond)}; vs the GET ${SALES} bare proxy: CPU ${ratio(signed.cpuUsPerRequest / bare.cpuUsPerRequest)}`,
   });
-  const signedDecision = await gatewayFigure('gateway decision, signed (Traefik forwardAuth)', signedBalanceDecision(gateway, signedTarget, EDGE_CLIENT), gatewayPids, sidePids);
-  lines.push({ scenario: `gateway: decision only, signed (Traefik shape)${decisionMark}`, figure: signedDecision, comparison: `vs the proxied signed route: ${cpuAndRate(signedDecision, signed)}` });
+  const signedDecision = await gatewayFigure(
+    'gateway decision, signed (Traefik forwardAuth)',
+    signedBalanceDecision(gateway, signedTarget, EDGE_CLIENT),
+    gatewayPids,
+    sidePids,
+  );
+  lines.push({
+    scenario: `gateway: decision only, signed (Traefik shape)${decisionMark}`,
+    figure: signedDecision,
+    comparison: `vs the proxied signed route: ${cpuAndRate(signedDecision, signed)}`,
+  });
   if (REDIS_URL && ACCOUNTS > 0) {
     progress(`seeding ${ACCOUNTS} service accounts`);
     const seedStart = performance.now();
     await seedServiceAccounts(REDIS_URL, redisPrefix, ACCOUNTS);
     notes.push(`${ACCOUNTS.toLocaleString('en')} service accounts seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s (removed afterwards).`);
     const population = await gatewayFigure(`gateway signed route, ${ACCOUNTS} accounts`, signedTarget, gatewayPids, sidePids);
-    lines.push({ scenario: `gateway: signed, ${ACCOUNTS.toLocaleString('en')} accounts`, figure: population, comparison: `vs 1 account: ${cpuAndRate(population, signed)} (target within 5%)` });
+    lines.push({
+      scenario: `gateway: signed, ${ACCOUNTS.toLocaleString('en')} accounts`,
+      figure: population,
+      comparison: `vs 1 account: ${cpuAndRate(population, signed)} (target within 5%)`,
+    });
   } else if (ACCOUNTS > 0) {
     notes.push('BENCH_ACCOUNTS needs REDIS_URL: no population row.');
   }
@@ -179,12 +217,31 @@ async function main(): Promise<void> {
     cleanups.push(() => replicated.stop());
     const deletionMs: Record<string, number> = {};
     let offSigned: Figure | undefined;
-    for (const [guard, replicas] of [['off', '0'], ['fence', '0'], ['wait', '1']] as const) {
-      const guarded = await startGateway({ upstream, dataDir: gatewayDir(`nonce-${guard}`), redisPrefix, workers: 1, env: { REDIS_URL: replicated.url, GATEWAY_REDIS_NONCE_FAILOVER: guard, GATEWAY_REDIS_ACK_REPLICAS: replicas } });
+    for (const [guard, replicas] of [
+      ['off', '0'],
+      ['fence', '0'],
+      ['wait', '1'],
+    ] as const) {
+      const guarded = await startGateway({
+        upstream,
+        dataDir: gatewayDir(`nonce-${guard}`),
+        redisPrefix,
+        workers: 1,
+        env: { REDIS_URL: replicated.url, GATEWAY_REDIS_NONCE_FAILOVER: guard, GATEWAY_REDIS_ACK_REPLICAS: replicas },
+      });
       try {
-        const result = await gatewayFigure(`gateway signed route, nonce failover ${guard}`, await signedBalanceTarget(guarded), processTree(guarded.pid), replicated.pids);
+        const result = await gatewayFigure(
+          `gateway signed route, nonce failover ${guard}`,
+          await signedBalanceTarget(guarded),
+          processTree(guarded.pid),
+          replicated.pids,
+        );
         const explained = { off: 'off: the master alone', fence: 'fence: the master names itself', wait: 'wait: WAIT 1 per request' }[guard];
-        lines.push({ scenario: `gateway: signed, ${explained}`, figure: result, ...(offSigned ? { comparison: `vs off: ${cpuAndRate(result, offSigned)}, p50 +${(result.p50Ms - offSigned.p50Ms).toFixed(2)} ms` } : {}) });
+        lines.push({
+          scenario: `gateway: signed, ${explained}`,
+          figure: result,
+          ...(offSigned ? { comparison: `vs off: ${cpuAndRate(result, offSigned)}, p50 +${(result.p50Ms - offSigned.p50Ms).toFixed(2)} ms` } : {}),
+        });
         offSigned ??= result;
         if (guard !== 'fence') deletionMs[replicas] = await adminDeletionMs(guarded, 200);
       } finally {
@@ -204,12 +261,22 @@ async function main(): Promise<void> {
   const oidcSecret = randomBytes(24).toString('base64url');
   const oidcProcess = await startProcess(['dist/bench/oidc-provider-server.js', String(oidcPort), 'bench', oidcSecret], {}, 'ready');
   cleanups.push(() => stopProcess(oidcProcess));
-  const tokenForm = (id: string, secret: string) => new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret, scope: 'sales' }).toString();
-  const oidc = await figure('oidc-provider token endpoint', { url: `http://127.0.0.1:${oidcPort}/token`, method: 'POST', headers: FORM, body: tokenForm('bench', oidcSecret) }, [oidcProcess.pid!]);
+  const tokenForm = (id: string, secret: string) =>
+    new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret, scope: 'sales' }).toString();
+  const oidc = await figure(
+    'oidc-provider token endpoint',
+    { url: `http://127.0.0.1:${oidcPort}/token`, method: 'POST', headers: FORM, body: tokenForm('bench', oidcSecret) },
+    [oidcProcess.pid!],
+  );
   await stopProcess(oidcProcess);
   const { version: oidcVersion } = JSON.parse(readFileSync('node_modules/oidc-provider/package.json', 'utf8')) as { version: string };
   lines.push({ scenario: `oidc-provider ${oidcVersion} (reference)`, figure: oidc });
-  const token = await gatewayFigure('gateway token endpoint', { url: `${gateway.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(client.clientId, client.clientSecret) }, gatewayPids, sidePids);
+  const token = await gatewayFigure(
+    'gateway token endpoint',
+    { url: `${gateway.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(client.clientId, client.clientSecret) },
+    gatewayPids,
+    sidePids,
+  );
   lines.push({
     scenario: 'gateway: POST /v1/oauth/token',
     figure: token,
@@ -220,8 +287,17 @@ async function main(): Promise<void> {
   const es256 = await startGateway({ upstream, dataDir: gatewayDir('es256'), redisPrefix: `${redisPrefix}es256:`, workers: 1, jwtAlgorithm: 'ES256' });
   try {
     const es256Client = await createClient(es256);
-    const tokenEs256 = await figure('gateway token endpoint, ES256', { url: `${es256.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(es256Client.clientId, es256Client.clientSecret) }, processTree(es256.pid), sidePids);
-    lines.push({ scenario: 'gateway: POST /v1/oauth/token, ES256 key', figure: tokenEs256, comparison: `vs the EdDSA key: ${cpuAndRate(tokenEs256, token)}; vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / tokenEs256.cpuUsPerRequest)} less CPU` });
+    const tokenEs256 = await figure(
+      'gateway token endpoint, ES256',
+      { url: `${es256.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(es256Client.clientId, es256Client.clientSecret) },
+      processTree(es256.pid),
+      sidePids,
+    );
+    lines.push({
+      scenario: 'gateway: POST /v1/oauth/token, ES256 key',
+      figure: tokenEs256,
+      comparison: `vs the EdDSA key: ${cpuAndRate(tokenEs256, token)}; vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / tokenEs256.cpuUsPerRequest)} less CPU`,
+    });
   } finally {
     await es256.stop();
   }
@@ -243,7 +319,12 @@ async function main(): Promise<void> {
   const attacked: { withAccount: boolean; figure: Figure; held: number; opened: number }[] = [];
   for (const withAccount of [false, true]) {
     const attack = await startStalledUploads(gateway, { withAccount });
-    const result = await figure(`gateway Bearer route, stalled uploads held${withAccount ? ', a real account among them' : ''}`, bearer(gateway, client.token), gatewayPids, sidePids).finally(() => attack.stop());
+    const result = await figure(
+      `gateway Bearer route, stalled uploads held${withAccount ? ', a real account among them' : ''}`,
+      bearer(gateway, client.token),
+      gatewayPids,
+      sidePids,
+    ).finally(() => attack.stop());
     attacked.push({ withAccount, figure: result, held: attack.held, opened: attack.opened });
   }
   const [anonymousAttack, accountAttack] = attacked as [(typeof attacked)[0], (typeof attacked)[0]];

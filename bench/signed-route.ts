@@ -17,6 +17,11 @@ export async function signedBalanceTarget(gateway: Gateway): Promise<FigureTarge
 
 /** The same requests asked of the decision listener as Traefik forwardAuth asks: the request line and host in X-Forwarded-*. */
 export function signedBalanceDecision(gateway: Gateway, proxied: FigureTarget, clientAddress: string): FigureTarget {
-  const described = { 'x-forwarded-method': 'GET', 'x-forwarded-uri': '/v1/balance', 'x-forwarded-host': new URL(gateway.url).host, 'x-forwarded-for': clientAddress };
+  const described = {
+    'x-forwarded-method': 'GET',
+    'x-forwarded-uri': '/v1/balance',
+    'x-forwarded-host': new URL(gateway.url).host,
+    'x-forwarded-for': clientAddress,
+  };
   return { url: `${gateway.decisionUrl}/traefik`, presign: (count) => proxied.presign!(count).map((headers) => ({ ...headers, ...described })) };
 }

@@ -51,7 +51,10 @@ export async function startStalledUploads(gateway: Gateway, { withAccount }: { w
   const kinds: (() => { head: string; sent: Buffer })[] = [
     () => ({ head: signedHead(randomUUID()), sent: allButOne }),
     () => ({ head: head('POST', '/v1/webhooks', { host, 'content-type': 'application/octet-stream', 'content-length': String(MIB) }), sent: allButOne }),
-    () => ({ head: head('POST', '/v1/oauth/token', { host, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(form.length) }), sent: Buffer.from(form.slice(0, -1)) }),
+    () => ({
+      head: head('POST', '/v1/oauth/token', { host, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(form.length) }),
+      sent: Buffer.from(form.slice(0, -1)),
+    }),
     ...(withAccount ? [() => ({ head: signedHead(accessId), sent: allButOne })] : []),
   ];
 

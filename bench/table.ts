@@ -35,7 +35,10 @@ export function printTable(heading: string[], lines: Line[], footnotes: string[]
   const widths = titles.map((title, i) => Math.max(title.length, ...rows.map((row) => cells(row)[i]!.length)));
   // The scenario and the comparison read left to right; the figures line up on the right.
   const format = (values: string[]) =>
-    values.map((value, i) => (i === 0 || i === values.length - 1 ? value.padEnd(widths[i]!) : value.padStart(widths[i]!))).join('  ').trimEnd();
+    values
+      .map((value, i) => (i === 0 || i === values.length - 1 ? value.padEnd(widths[i]!) : value.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   console.log(`\n${heading.join('\n')}\n`);
   console.log(format(titles));
   console.log('-'.repeat(widths.reduce((sum, w) => sum + w + 2, -2)));

@@ -82,7 +82,12 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   observeRequests(publicApp, metrics, { kind: 'public' });
   const addressOf = (request: FastifyRequest) => clientAddressOf(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
-    clients: new ClientAuthenticator(store, hasher, new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'), settings.oauthErrorStyle),
+    clients: new ClientAuthenticator(
+      store,
+      hasher,
+      new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'),
+      settings.oauthErrorStyle,
+    ),
     tokens,
     metrics,
     addressOf,
@@ -112,7 +117,11 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress);
     },
   };
-  const closeUpstreams = await registerProxy(publicApp, { ...checks, settings, upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream } });
+  const closeUpstreams = await registerProxy(publicApp, {
+    ...checks,
+    settings,
+    upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream },
+  });
   let decisionApp: FastifyInstance | undefined;
   if (settings.decisionPort !== null) {
     decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');

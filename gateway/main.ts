@@ -42,12 +42,18 @@ async function main(): Promise<void> {
     log.warn({ file: join(settings.dataDir, 'admin-token') }, 'GATEWAY_ADMIN_TOKEN is unset: using the development admin token kept in this file');
   }
   // Only development reaches here without upstreams: settings validation refuses it in production.
-  for (const [key, name] of [['publicUpstream', 'public'], ['bankingUpstream', 'banking']] as const) {
+  for (const [key, name] of [
+    ['publicUpstream', 'public'],
+    ['bankingUpstream', 'banking'],
+  ] as const) {
     if (settings[key]) continue;
     const echo = await startEchoUpstream(name);
     examples.push(echo);
     filled[key] = echo.url;
-    log.warn({ upstream: name, url: echo.url }, `EXAMPLE upstream: no ${name === 'public' ? 'PUBLIC_UPSTREAM' : 'BANKING_UPSTREAM'} is set, so requests go to a built-in echo server`);
+    log.warn(
+      { upstream: name, url: echo.url },
+      `EXAMPLE upstream: no ${name === 'public' ? 'PUBLIC_UPSTREAM' : 'BANKING_UPSTREAM'} is set, so requests go to a built-in echo server`,
+    );
   }
   settings = Object.freeze({ ...settings, ...filled });
   const closeExamples = async (): Promise<void> => {
@@ -83,14 +89,20 @@ async function main(): Promise<void> {
   // A load balancer sends a restarted instance traffic as soon as its public port opens: open it
   // once the store answers, so that a rolling restart answers nothing with 503. Without a store
   // after a few seconds, open it anyway (not ready: 503) and become ready when the store answers.
-  for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline; ) await sleep(20);
+  for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline;) await sleep(20);
   await gateway.publicApp.listen({ host: settings.host, port: settings.port });
   if (gateway.decisionApp && settings.decisionPort !== null) await gateway.decisionApp.listen({ host: settings.decisionHost, port: settings.decisionPort });
   obeyOrders(gateway, log, { timing, afterClose: closeExamples });
   // The pid file exists before "gateway started" is logged: whoever waits for that line can signal.
   if (cluster.isPrimary && settings.pidFile) writePidFile(settings.pidFile);
   log.info(
-    { store: describeRedis(settings, redactUrl), routes: gateway.policy.current.routes.length, public: settings.port, admin: settings.adminPort, decision: settings.decisionPort },
+    {
+      store: describeRedis(settings, redactUrl),
+      routes: gateway.policy.current.routes.length,
+      public: settings.port,
+      admin: settings.adminPort,
+      decision: settings.decisionPort,
+    },
     cluster.isWorker ? 'worker started' : 'gateway started',
   );
   if (cluster.isWorker) reportReady();

@@ -37,7 +37,9 @@ if (!(await redisAnswers())) {
   // Only a local one is started; a TEST_REDIS_URL elsewhere is the developer's to run.
   if (redisHost === '127.0.0.1' && has('redis-server')) {
     console.error(`[check] Redis is not answering on ${redisAt}; starting redis-server`);
-    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'inherit' });
+    execFileSync('redis-server', ['--daemonize', 'yes', '--bind', '127.0.0.1', '--port', String(redisPort), '--save', '', '--appendonly', 'no'], {
+      stdio: 'inherit',
+    });
     for (let i = 0; i < 50 && !(await redisAnswers()); i++) await new Promise((r) => setTimeout(r, 100));
   }
   if (!(await redisAnswers())) problems.push(`Redis must answer on ${redisAt} (TEST_REDIS_URL; apt-get install redis-server).`);
@@ -46,7 +48,9 @@ if (!(await redisAnswers())) {
 const root = process.getuid?.() === 0;
 function aptInstall(pkg) {
   console.error(`[check] installing ${pkg} from Debian's packages`);
-  execFileSync('sh', ['-c', `apt-get install -y -qq ${pkg} >/dev/null || (apt-get update -qq && apt-get install -y -qq ${pkg} >/dev/null)`], { stdio: 'inherit' });
+  execFileSync('sh', ['-c', `apt-get install -y -qq ${pkg} >/dev/null || (apt-get update -qq && apt-get install -y -qq ${pkg} >/dev/null)`], {
+    stdio: 'inherit',
+  });
 }
 if (!existsSync('/usr/bin/chromium')) {
   if (root && has('apt-get')) aptInstall('chromium');
@@ -54,13 +58,17 @@ if (!existsSync('/usr/bin/chromium')) {
 }
 if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) {
   if (root && has('apt-get')) aptInstall('python3-cryptography');
-  if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0) problems.push('python3 with the cryptography package is needed (apt-get install python3-cryptography).');
+  if (spawnSync('python3', ['-c', 'import cryptography']).status !== 0)
+    problems.push('python3 with the cryptography package is needed (apt-get install python3-cryptography).');
 }
 // test/clients/python-sdk.test.ts: a venv of Debian's python3 (apt's packages), built without an index.
 const pythonClientModules = () => spawnSync('/usr/bin/python3', ['-c', 'import cryptography, requests, httpx, ensurepip, setuptools, wheel']).status === 0;
 if (!pythonClientModules()) {
   if (root && has('apt-get')) aptInstall('python3-cryptography python3-requests python3-httpx python3-venv python3-setuptools python3-wheel');
-  if (!pythonClientModules()) problems.push("Debian's /usr/bin/python3 with its requests, httpx, venv, setuptools and wheel packages is needed by the Python client test (apt-get install python3-requests python3-httpx python3-venv python3-setuptools python3-wheel).");
+  if (!pythonClientModules())
+    problems.push(
+      "Debian's /usr/bin/python3 with its requests, httpx, venv, setuptools and wheel packages is needed by the Python client test (apt-get install python3-requests python3-httpx python3-venv python3-setuptools python3-wheel).",
+    );
 }
 const tools = [
   ['openssl', 'openssl', 'the signing tests'],

@@ -10,7 +10,8 @@ if (stale) {
   console.error('[ensure-built] installing dependencies (npm ci)');
   execFileSync(npm, ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
 }
-const tsc = (project, buildInfo) => execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--incremental', '--tsBuildInfoFile', buildInfo], { stdio: 'inherit' });
+const tsc = (project, buildInfo) =>
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project, '--incremental', '--tsBuildInfoFile', buildInfo], { stdio: 'inherit' });
 // The client package (@access-gateway/signing, an npm workspace) first: the compiled gateway loads its dist/.
 tsc('clients/typescript/tsconfig.json', 'clients/typescript/dist/.tsbuildinfo');
 tsc('tsconfig.build.json', 'dist/.tsbuildinfo');

@@ -7,6 +7,6 @@ import { readFileSync } from 'node:fs';
 
 const built = 'node_modules/@tapjs/test/test-built/dist/esm/index.js';
 if (readFileSync(built, 'utf8').includes('from "@tapjs/typescript"')) {
-  console.error('[ensure-tap-plugins] building tap with the project\'s plugins (tap build)');
+  console.error("[ensure-tap-plugins] building tap with the project's plugins (tap build)");
   execFileSync(process.execPath, ['node_modules/tap/dist/esm/run.mjs', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }

@@ -66,7 +66,8 @@ export function renderSettings(): string {
     const fallback = doc.default ?? formatDefault(defaults[name]);
     if (fallback.includes(PROBE_CWD)) throw new Error(`setting-docs.ts: the default of ${name} depends on the working directory; declare it in SETTING_DOCS`);
     const allowed = doc.allowed ?? probedAllowed(envName);
-    if (allowed === undefined) throw new Error(`setting-docs.ts: ${name} accepts any value its check was given; declare what it allows in SETTING_DOCS (allowed)`);
+    if (allowed === undefined)
+      throw new Error(`setting-docs.ts: ${name} accepts any value its check was given; declare what it allows in SETTING_DOCS (allowed)`);
     return `| ${code(yamlKey)} | ${code(envName)} | ${cell(fallback)} | ${cell(allowed)} | ${cell(doc.description)} |`;
   });
   return [

@@ -90,7 +90,12 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     registerSigningKeyRoutes(api, deps.keys);
     registerStoreRoutes(api, deps.store);
 
-    const policySchema = { summary: 'The active policy routes.', tags: ['Operations'], security: ADMIN_SECURITY, response: { 200: described(PolicySchema, 'The routes.'), ...adminErrors() } };
+    const policySchema = {
+      summary: 'The active policy routes.',
+      tags: ['Operations'],
+      security: ADMIN_SECURITY,
+      response: { 200: described(PolicySchema, 'The routes.'), ...adminErrors() },
+    };
     api.get('/admin/v1/policy', { schema: policySchema }, async () => ({
       routes: deps.policy.current.routes.map((r) => ({
         id: r.id,

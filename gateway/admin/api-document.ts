@@ -74,7 +74,11 @@ function finishedDocument<D extends { paths?: unknown }>(document: D, server: Se
  * Registers @fastify/swagger on a listener, before its routes: routes with a schema are documented
  * (those without, such as the dashboard's pages and the proxied routes, are not part of this API).
  */
-export async function documentListener(app: FastifyInstance, listener: Listener, settings: Pick<Settings, 'issuer' | 'adminHost' | 'adminPort'>): Promise<void> {
+export async function documentListener(
+  app: FastifyInstance,
+  listener: Listener,
+  settings: Pick<Settings, 'issuer' | 'adminHost' | 'adminPort'>,
+): Promise<void> {
   for (const schema of SHARED_SCHEMAS[listener]) app.addSchema(schema);
   const server = serverOf(listener, settings);
   await app.register(swagger, {

@@ -72,7 +72,13 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
       };
       if (!(await store.createClient(client))) throw new GatewayError('internal_error', 'client id collision; try again');
       reply.header('cache-control', 'no-store');
-      audit(request.log, 'credential.created', { kind: 'oauth_client', client_id: client.clientId, scopes: client.scopes, resource_server: client.resourceServer ?? false, by: actorOf(request) });
+      audit(request.log, 'credential.created', {
+        kind: 'oauth_client',
+        client_id: client.clientId,
+        scopes: client.scopes,
+        resource_server: client.resourceServer ?? false,
+        by: actorOf(request),
+      });
       return reply.code(201).send({ ...publicClient(client), client_secret: secret });
     },
   );
@@ -133,7 +139,13 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
       if (!client) throw new GatewayError('not_found', NOT_FOUND);
       const previousExpiresAt = client.previousSecretExpiresAt ?? null;
       reply.header('cache-control', 'no-store');
-      audit(request.log, 'credential.rotated', { kind: 'oauth_client', client_id: client.clientId, grace_seconds: grace, previous_secret_expires_at: previousExpiresAt, by: actorOf(request) });
+      audit(request.log, 'credential.rotated', {
+        kind: 'oauth_client',
+        client_id: client.clientId,
+        grace_seconds: grace,
+        previous_secret_expires_at: previousExpiresAt,
+        by: actorOf(request),
+      });
       const view: RolledSecretView = { ...publicClient(client), client_secret: secret, previous_secret_expires_at: previousExpiresAt };
       return reply.code(200).send(view);
     },

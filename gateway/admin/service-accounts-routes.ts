@@ -69,7 +69,15 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
     async (request, reply) => {
       const account = serviceAccountFromInput(request.body);
       if (!(await store.createServiceAccount(account))) throw new GatewayError('internal_error', 'service account id collision; try again');
-      audit(request.log, 'credential.created', { kind: 'service_account', service_account_id: account.id, access_id: maskAccessId(account.accessId), fingerprint: account.fingerprint, permissions: account.permissions, expires_at: account.expiresAt ?? null, by: actorOf(request) });
+      audit(request.log, 'credential.created', {
+        kind: 'service_account',
+        service_account_id: account.id,
+        access_id: maskAccessId(account.accessId),
+        fingerprint: account.fingerprint,
+        permissions: account.permissions,
+        expires_at: account.expiresAt ?? null,
+        by: actorOf(request),
+      });
       reply.header('cache-control', 'no-store');
       return reply.code(201).send({ ...publicServiceAccount(account), access_id: account.accessId });
     },
@@ -129,16 +137,32 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
         security: ADMIN_SECURITY,
         params: ServiceAccountParamsSchema,
         body: ServiceAccountKeyInputSchema,
-        response: { 201: described(ServiceAccountSchema, 'Added: the account with both keys.'), ...adminErrors({ 400: usual(400), 404: usual(404), 409: KEY_CONFLICTS }) },
+        response: {
+          201: described(ServiceAccountSchema, 'Added: the account with both keys.'),
+          ...adminErrors({ 400: usual(400), 404: usual(404), 409: KEY_CONFLICTS }),
+        },
       },
     },
     async (request, reply) => {
       const key = serviceAccountKeyFromInput(request.body);
       const { outcome, account } = await store.addServiceAccountKey(request.params.id, key);
       if (outcome === 'account_not_found' || !account) throw new GatewayError('not_found', NOT_FOUND);
-      if (outcome === 'key_exists') throw new GatewayError('service_account_key_exists', `The service account already holds the key ${key.fingerprint}.`, { field: 'public_key' });
-      if (outcome === 'key_limit') throw new GatewayError('service_account_key_limit', 'The service account already holds two public keys; remove one (DELETE /admin/v1/service-accounts/{id}/keys/{fingerprint}) before adding another.', { field: 'public_key' });
-      audit(request.log, 'credential.key_added', { kind: 'service_account', service_account_id: account.id, access_id: maskAccessId(account.accessId), fingerprint: key.fingerprint, keys: serviceAccountKeys(account).length, by: actorOf(request) });
+      if (outcome === 'key_exists')
+        throw new GatewayError('service_account_key_exists', `The service account already holds the key ${key.fingerprint}.`, { field: 'public_key' });
+      if (outcome === 'key_limit')
+        throw new GatewayError(
+          'service_account_key_limit',
+          'The service account already holds two public keys; remove one (DELETE /admin/v1/service-accounts/{id}/keys/{fingerprint}) before adding another.',
+          { field: 'public_key' },
+        );
+      audit(request.log, 'credential.key_added', {
+        kind: 'service_account',
+        service_account_id: account.id,
+        access_id: maskAccessId(account.accessId),
+        fingerprint: key.fingerprint,
+        keys: serviceAccountKeys(account).length,
+        by: actorOf(request),
+      });
       reply.header('cache-control', 'no-store');
       return reply.code(201).send(publicServiceAccount(account));
     },
@@ -154,7 +178,10 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
         params: ServiceAccountKeyParamsSchema,
         response: {
           200: described(ServiceAccountSchema, 'Removed: the account with its remaining key.'),
-          ...adminErrors({ 404: 'not_found: no such account, or it holds no key with that fingerprint.', 409: "service_account_last_key: the account's only key." }),
+          ...adminErrors({
+            404: 'not_found: no such account, or it holds no key with that fingerprint.',
+            409: "service_account_last_key: the account's only key.",
+          }),
         },
       },
     },
@@ -162,9 +189,21 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
       const { fingerprint } = request.params;
       const { outcome, account } = await store.removeServiceAccountKey(request.params.id, fingerprint);
       if (outcome === 'account_not_found' || !account) throw new GatewayError('not_found', NOT_FOUND);
-      if (outcome === 'key_not_found') throw new GatewayError('not_found', 'The service account holds no key with that fingerprint (give it as SHA256:..., URL-encoded).');
-      if (outcome === 'last_key') throw new GatewayError('service_account_last_key', `${fingerprint} is the service account's only key; add its replacement first, or delete the account.`);
-      audit(request.log, 'credential.key_removed', { kind: 'service_account', service_account_id: account.id, access_id: maskAccessId(account.accessId), fingerprint, keys: serviceAccountKeys(account).length, by: actorOf(request) });
+      if (outcome === 'key_not_found')
+        throw new GatewayError('not_found', 'The service account holds no key with that fingerprint (give it as SHA256:..., URL-encoded).');
+      if (outcome === 'last_key')
+        throw new GatewayError(
+          'service_account_last_key',
+          `${fingerprint} is the service account's only key; add its replacement first, or delete the account.`,
+        );
+      audit(request.log, 'credential.key_removed', {
+        kind: 'service_account',
+        service_account_id: account.id,
+        access_id: maskAccessId(account.accessId),
+        fingerprint,
+        keys: serviceAccountKeys(account).length,
+        by: actorOf(request),
+      });
       return publicServiceAccount(account);
     },
   );
@@ -194,11 +233,15 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
     {
       schema: {
         summary: 'Delete the service account behind a full Access ID: every later request with it gets 401, on every instance.',
-        description: 'Finds the account by its record alone, without the list index or the id lookup, so an account that is not listed can still be removed. The answer does not echo the Access ID. Audited as credential.deleted.',
+        description:
+          'Finds the account by its record alone, without the list index or the id lookup, so an account that is not listed can still be removed. The answer does not echo the Access ID. Audited as credential.deleted.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         querystring: ServiceAccountAccessIdQuerySchema,
-        response: { 204: Type.Null({ description: 'Deleted.' }), ...adminErrors({ 400: usual(400), 404: 'not_found: no service account has that Access ID.' }) },
+        response: {
+          204: Type.Null({ description: 'Deleted.' }),
+          ...adminErrors({ 400: usual(400), 404: 'not_found: no service account has that Access ID.' }),
+        },
       },
     },
     async (request, reply) => {

@@ -8,7 +8,13 @@ import type { SigningKeyInfo, SigningKeys } from '../oauth/signing-keys.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { adminErrors, usual } from './schemas/error-body.js';
 import { described } from '../http/schema-helpers.js';
-import { SigningKeyListSchema, SigningKeyParamsSchema, SigningKeyRetirementSchema, SigningKeyRotationSchema, type SigningKeySchema } from './schemas/signing-keys.js';
+import {
+  SigningKeyListSchema,
+  SigningKeyParamsSchema,
+  SigningKeyRetirementSchema,
+  SigningKeyRotationSchema,
+  type SigningKeySchema,
+} from './schemas/signing-keys.js';
 
 export type SigningKeyView = Static<typeof SigningKeySchema>;
 export type SigningKeyRetirementView = Static<typeof SigningKeyRetirementSchema>;

@@ -16,7 +16,14 @@ export function storeRepairView(kind: string, report: RepairReport): StoreRepair
   return {
     store: kind,
     clients: { records: c.records, listed: c.listed, index_added: c.indexAdded, index_removed: c.indexRemoved },
-    service_accounts: { records: s.records, listed: s.listed, index_added: s.indexAdded, index_removed: s.indexRemoved, pointers_added: s.pointersAdded, pointers_removed: s.pointersRemoved },
+    service_accounts: {
+      records: s.records,
+      listed: s.listed,
+      index_added: s.indexAdded,
+      index_removed: s.indexRemoved,
+      pointers_added: s.pointersAdded,
+      pointers_removed: s.pointersRemoved,
+    },
     nodes_scanned: report.nodesScanned,
     duration_ms: report.durationMs,
   };
@@ -38,7 +45,7 @@ export function registerStoreRoutes(parent: FastifyInstance, store: CredentialSt
       schema: {
         summary: 'Reconcile the list indexes and id pointers with the records: every record that can verify is listed and found by its id afterwards.',
         description:
-          'Scans every Redis master in bounded batches (Redis keeps serving), adds what a record lacks, and removes index entries and id pointers without a record once they have stayed so for two seconds (a create in flight is left alone); such an entry is voided in its record\'s slot first, so a create answered 503 that reaches Redis later writes nothing. Idempotent and safe while other instances serve or repair. Each gateway also runs it once at start. Audited as store.repaired.',
+          "Scans every Redis master in bounded batches (Redis keeps serving), adds what a record lacks, and removes index entries and id pointers without a record once they have stayed so for two seconds (a create in flight is left alone); such an entry is voided in its record's slot first, so a create answered 503 that reaches Redis later writes nothing. Idempotent and safe while other instances serve or repair. Each gateway also runs it once at start. Audited as store.repaired.",
         tags: ['Operations'],
         security: ADMIN_SECURITY,
         response: { 200: described(StoreRepairSchema, 'What was found and changed.'), ...adminErrors() },

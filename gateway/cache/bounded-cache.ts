@@ -11,7 +11,10 @@ export interface BoundedCacheOptions {
 }
 
 /** A cache of at most maxEntries; set(key, value, { ttl, start }) gives an entry a lifetime in milliseconds. */
-export function boundedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(maxEntries: number, options: BoundedCacheOptions = {}): BoundedCache<K, V> {
+export function boundedCache<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(
+  maxEntries: number,
+  options: BoundedCacheOptions = {},
+): BoundedCache<K, V> {
   return new LRUCache<K, V>({
     max: maxEntries,
     // The clock is read on each read of an expiring entry rather than cached, which would start a timer.

@@ -14,7 +14,8 @@ export function adminConnection(options: { 'admin-url'?: string; 'admin-token'?:
   let token = options['admin-token'] ?? env.GATEWAY_ADMIN_TOKEN;
   const file = join(env.GATEWAY_DATA_DIR ?? '.gateway', 'admin-token');
   if (!token && existsSync(file)) token = readFileSync(file, 'utf8').trim();
-  if (!token) throw new CliError('No admin token: pass --admin-token, set GATEWAY_ADMIN_TOKEN, or run from the directory where the gateway keeps .gateway/admin-token.');
+  if (!token)
+    throw new CliError('No admin token: pass --admin-token, set GATEWAY_ADMIN_TOKEN, or run from the directory where the gateway keeps .gateway/admin-token.');
   return { url, token };
 }
 
@@ -28,7 +29,9 @@ export async function adminRequest<T>(connection: AdminConnection, method: strin
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
-    throw new CliError(`Cannot reach the admin API at ${connection.url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+    throw new CliError(
+      `Cannot reach the admin API at ${connection.url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+    );
   }
   const text = await response.text();
   const parsed = parseAnswer<T>(text, response.ok, connection.url);

@@ -6,7 +6,10 @@ export const EXIT_USAGE = 2;
 
 /** An expected failure: printed as one "gatewayctl: message" line, never with a stack trace. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = EXIT_FAILURE) {
+  constructor(
+    message: string,
+    readonly exitCode = EXIT_FAILURE,
+  ) {
     super(message);
     this.name = 'CliError';
   }

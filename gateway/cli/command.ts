@@ -48,7 +48,11 @@ export const ADMIN_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /** The lists' --page-size (checked by admin-client.ts pageSize). */
-export const PAGE_SIZE_OPTION: OptionSpec = { type: 'string', value: 'N', description: 'items fetched per request, 1 to 1000 (default 500); every page is listed' };
+export const PAGE_SIZE_OPTION: OptionSpec = {
+  type: 'string',
+  value: 'N',
+  description: 'items fetched per request, 1 to 1000 (default 500); every page is listed',
+};
 
 /** Groups of commands, with what `gatewayctl <group> --help` says about them. */
 export const GROUPS: Record<string, string> = {
@@ -64,5 +68,10 @@ export const SUBGROUPS: Record<string, string> = {
 };
 
 export function csv(value: unknown): string[] {
-  return typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [];
+  return typeof value === 'string'
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 }

@@ -14,7 +14,11 @@ export function printTable(context: Out, rows: Record<string, string>[], columns
     return;
   }
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   printLine(context, line(columns.map((c) => c.toUpperCase())));
   for (const row of rows) printLine(context, line(columns.map((c) => row[c] ?? '')));
 }

@@ -14,7 +14,11 @@ interface RunState {
 
 /** A parse error, with the command whose --help would have helped. */
 class ParseFailure extends Error {
-  constructor(readonly error: CommanderError, readonly commandPath: string, readonly subcommands: string[]) {
+  constructor(
+    readonly error: CommanderError,
+    readonly commandPath: string,
+    readonly subcommands: string[],
+  ) {
     super(error.message);
   }
 }
@@ -51,7 +55,11 @@ function configure(parser: Parser, path: string, context: CliContext, run: RunSt
     })
     .showSuggestionAfterError(true)
     .exitOverride((error) => {
-      throw new ParseFailure(error, path, parser.commands.map((c) => c.name()));
+      throw new ParseFailure(
+        error,
+        path,
+        parser.commands.map((c) => c.name()),
+      );
     });
 }
 
@@ -91,7 +99,11 @@ export function buildParser(commands: Command[], context: CliContext, run: RunSt
       for (const name of command.group.split(' ')) {
         path = path === '' ? name : `${path} ${name}`;
         const existing = groups.get(path);
-        parent = existing ?? configure(parent.command(name), path, context, run).description(GROUPS[path] ?? SUBGROUPS[path] ?? '').helpCommand(false);
+        parent =
+          existing ??
+          configure(parent.command(name), path, context, run)
+            .description(GROUPS[path] ?? SUBGROUPS[path] ?? '')
+            .helpCommand(false);
         groups.set(path, parent);
       }
     }
@@ -102,7 +114,10 @@ export function buildParser(commands: Command[], context: CliContext, run: RunSt
 
 /** "error: unknown option '--x'\n(Did you mean --y?)" -> "Unknown option '--x' (Did you mean --y?)". */
 function parseMessage(message: string): string {
-  const text = message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
+  const text = message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 

@@ -18,7 +18,8 @@ function isPrivateJwk(text: string): boolean {
   } catch {
     return false;
   }
-  const keys = parsed !== null && typeof parsed === 'object' && Array.isArray((parsed as { keys?: unknown }).keys) ? (parsed as { keys: unknown[] }).keys : [parsed];
+  const keys =
+    parsed !== null && typeof parsed === 'object' && Array.isArray((parsed as { keys?: unknown }).keys) ? (parsed as { keys: unknown[] }).keys : [parsed];
   return keys.some((key) => key !== null && typeof key === 'object' && ('d' in key || ((key as { kty?: unknown }).kty === 'oct' && 'k' in key)));
 }
 
@@ -45,12 +46,14 @@ export function publicKeyFromOptions(values: Record<string, unknown>): string {
   const file = values['public-key-file'];
   if (typeof inline === 'string' && typeof file === 'string') throw usageError('give --public-key or --public-key-file, not both');
   if (typeof inline === 'string') {
-    if (isPrivateKey(inline)) throw usageError('--public-key holds a private key; nothing was sent. Give the public key (the .pub file) and keep the private key secret.');
+    if (isPrivateKey(inline))
+      throw usageError('--public-key holds a private key; nothing was sent. Give the public key (the .pub file) and keep the private key secret.');
     return inline;
   }
   if (typeof file !== 'string') throw usageError('--public-key "ssh-ed25519 ..." or --public-key-file FILE.pub is required');
   const text = readKeyFile(file);
-  if (isPrivateKey(text)) throw usageError(`${file} is a private key; nothing was sent. Give the public key (e.g. ${file}.pub) and keep the private key secret.`);
+  if (isPrivateKey(text))
+    throw usageError(`${file} is a private key; nothing was sent. Give the public key (e.g. ${file}.pub) and keep the private key secret.`);
   if (text.trim() === '') throw usageError(`${file} is empty`);
   return SSH_PUBLIC_LINE.test(text) ? text.trim() : text;
 }

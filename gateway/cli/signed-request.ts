@@ -8,7 +8,13 @@ import { signRequestWithBase } from '../signing/index.js';
 
 export const SIGNED_REQUEST_OPTIONS: Record<string, OptionSpec> = {
   request: { type: 'string', short: 'X', value: 'METHOD', description: 'the HTTP method (default: POST with a body, GET without)' },
-  header: { type: 'string', short: 'H', multiple: true, value: '"Name: value"', description: 'a header to send; repeat for more (with a body, content-type defaults to application/json)' },
+  header: {
+    type: 'string',
+    short: 'H',
+    multiple: true,
+    value: '"Name: value"',
+    description: 'a header to send; repeat for more (with a body, content-type defaults to application/json)',
+  },
   data: { type: 'string', short: 'd', value: 'DATA', description: 'the request body' },
   'data-file': { type: 'string', value: 'FILE', description: 'read the request body from FILE, or from stdin when FILE is -' },
   'access-id': { type: 'string', value: 'ID', description: 'the service account’s Access ID, sent as x-access-id (default: GATEWAY_ACCESS_ID)' },

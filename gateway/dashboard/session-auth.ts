@@ -21,7 +21,10 @@ export class DashboardAuth {
   /** __Host- pins the cookie to this origin, but browsers accept it only with Secure. */
   readonly cookieName: string;
 
-  constructor(private readonly settings: Settings, readonly sessions: DashboardSessions) {
+  constructor(
+    private readonly settings: Settings,
+    readonly sessions: DashboardSessions,
+  ) {
     this.cookieName = settings.cookieSecure ? '__Host-gateway_session' : 'gateway_session';
   }
 
@@ -59,7 +62,8 @@ export class DashboardAuth {
     if (!found) return false;
     this.requireCsrf(request, found.session);
     request.dashboardSession = found.session;
-    if (!SAFE_METHODS.has(request.method)) request.log.info({ dashboard_user: found.session.user, method: request.method, url: request.url }, 'dashboard change');
+    if (!SAFE_METHODS.has(request.method))
+      request.log.info({ dashboard_user: found.session.user, method: request.method, url: request.url }, 'dashboard change');
     return true;
   };
 

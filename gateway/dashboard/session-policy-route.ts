@@ -4,5 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
 
 export function registerSessionPolicyRoute(app: FastifyInstance, settings: Settings): void {
-  app.get('/dashboard/api/session-policy', async (_request, reply) => reply.header('cache-control', 'no-store').send({ session_ttl_seconds: settings.sessionTtlSeconds }));
+  app.get('/dashboard/api/session-policy', async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send({ session_ttl_seconds: settings.sessionTtlSeconds }),
+  );
 }

@@ -29,14 +29,21 @@ function storeKey(sessionId: string): string {
 function isSession(value: unknown): value is DashboardSession {
   const s = value as Partial<DashboardSession> | null;
   return (
-    typeof s === 'object' && s !== null &&
-    typeof s.user === 'string' && (s.method === 'token' || s.method === 'password') &&
-    typeof s.csrfToken === 'string' && typeof s.credentialDigest === 'string' && typeof s.expiresAt === 'string'
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.user === 'string' &&
+    (s.method === 'token' || s.method === 'password') &&
+    typeof s.csrfToken === 'string' &&
+    typeof s.credentialDigest === 'string' &&
+    typeof s.expiresAt === 'string'
   );
 }
 
 export class DashboardSessions {
-  constructor(private readonly store: CredentialStore, private readonly ttlSeconds: number) {}
+  constructor(
+    private readonly store: CredentialStore,
+    private readonly ttlSeconds: number,
+  ) {}
 
   /** Starts a session; returns its id (the cookie value, 256 random bits) and its data. */
   async create(user: string, method: DashboardSession['method'], credential: string): Promise<{ id: string; session: DashboardSession }> {

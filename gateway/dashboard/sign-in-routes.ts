@@ -33,10 +33,17 @@ interface Attempt {
   verify(): Promise<{ user: string; method: DashboardSession['method']; credential: string } | null>;
 }
 
-const Secret = Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH, ...messages({ minLength: 'is required', maxLength: `must be at most ${MAX_SECRET_LENGTH} characters` }) });
+const Secret = Type.String({
+  minLength: 1,
+  maxLength: MAX_SECRET_LENGTH,
+  ...messages({ minLength: 'is required', maxLength: `must be at most ${MAX_SECRET_LENGTH} characters` }),
+});
 
 /** The admin token, or a configured user's name and password. */
-const SignInSchema = Type.Object({ token: Type.Optional(Secret), username: Type.Optional(Secret), password: Type.Optional(Secret) }, { additionalProperties: false });
+const SignInSchema = Type.Object(
+  { token: Type.Optional(Secret), username: Type.Optional(Secret), password: Type.Optional(Secret) },
+  { additionalProperties: false },
+);
 type SignIn = Static<typeof SignInSchema>;
 
 function required(value: string | undefined, field: 'username' | 'password'): string {

@@ -30,7 +30,11 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 function required(request: FastifyRequest, name: string, convention: ConventionName): string {
   const value = header(request, name);
-  if (value === undefined || value === '') throw new GatewayError('decision_request_invalid', `The ${convention} decision request has no ${name} header; configure the edge proxy as the README shows.`);
+  if (value === undefined || value === '')
+    throw new GatewayError(
+      'decision_request_invalid',
+      `The ${convention} decision request has no ${name} header; configure the edge proxy as the README shows.`,
+    );
   return value;
 }
 
@@ -88,12 +92,18 @@ const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 function refuseUnderscoreSpellings(request: FastifyRequest): void {
   for (const name in request.headers) {
     if (name.includes('_') && !forwardableRequestHeader(name.replaceAll('_', '-'))) {
-      throw new GatewayError('bad_request', `The request carries ${name}, an underscore spelling of a header the gateway sets or drops (${name.replaceAll('_', '-')}); send it without.`);
+      throw new GatewayError(
+        'bad_request',
+        `The request carries ${name}, an underscore spelling of a header the gateway sets or drops (${name.replaceAll('_', '-')}); send it without.`,
+      );
     }
   }
 }
 
-function describeWith(request: FastifyRequest, parts: Pick<OriginalRequest, 'method' | 'url' | 'authority' | 'declaredLength' | 'hasBody' | 'body'>): OriginalRequest {
+function describeWith(
+  request: FastifyRequest,
+  parts: Pick<OriginalRequest, 'method' | 'url' | 'authority' | 'declaredLength' | 'hasBody' | 'body'>,
+): OriginalRequest {
   // Without it the client address would be the edge proxy's own, and allow-lists would judge that.
   if (header(request, 'x-forwarded-for') === undefined) {
     throw new GatewayError('decision_request_invalid', 'The decision request has no X-Forwarded-For: the edge proxy must name the client address.');
@@ -209,7 +219,10 @@ const caddy: Convention = {
   prefix: '/caddy',
   describe(request) {
     if (header(request, 'x-original-unframed-bodies')?.trim().toLowerCase() !== 'refused') {
-      throw new GatewayError('decision_request_invalid', 'The caddy decision request has no X-Original-Unframed-Bodies: refused header: the Caddyfile must refuse bodies without a Content-Length before it asks, as deploy/edge/Caddyfile does.');
+      throw new GatewayError(
+        'decision_request_invalid',
+        'The caddy decision request has no X-Original-Unframed-Bodies: refused header: the Caddyfile must refuse bodies without a Content-Length before it asks, as deploy/edge/Caddyfile does.',
+      );
     }
     const declaredLength = lengthOf(header(request, 'x-original-content-length'), 'X-Original-Content-Length');
     return describeWith(request, {

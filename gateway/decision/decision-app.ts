@@ -62,11 +62,19 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     for (const convention of CONVENTION_LIST) {
       const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const verdict = await deps.check({ original: convention.describe(request), peer: peerAddressOf(request.socket), body: exchangeBody(request, reply), log: request.log });
+        const verdict = await deps.check({
+          original: convention.describe(request),
+          peer: peerAddressOf(request.socket),
+          body: exchangeBody(request, reply),
+          log: request.log,
+        });
         request.verdict = verdict;
         reply.headers(verdict.responseFields);
         if (!verdict.allowed) return refuse(request, reply, verdict.error);
-        return reply.code(200).headers(decisionHeaders(verdict, request, convention)).send();
+        return reply
+          .code(200)
+          .headers(decisionHeaders(verdict, request, convention))
+          .send();
       };
       // Envoy asks with the original method: every method the proxy forwards.
       for (const url of [convention.prefix, `${convention.prefix}/*`]) scope.route({ method: PROXIED_METHODS, url, config: { convention }, handler });

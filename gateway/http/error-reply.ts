@@ -26,10 +26,14 @@ export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof StoreUnavailableError) return new GatewayError('store_unavailable', undefined, { cause: error });
   if (error instanceof ChangeNotConfirmedError) {
     // A signed request whose nonce the replicas did not confirm was not forwarded; an admin change may have been applied.
-    const message = error.subject === 'nonce' ? 'The nonce of this signed request was not confirmed on a Redis replica in time; the request was not forwarded: sign it again and retry.' : undefined;
+    const message =
+      error.subject === 'nonce'
+        ? 'The nonce of this signed request was not confirmed on a Redis replica in time; the request was not forwarded: sign it again and retry.'
+        : undefined;
     return new GatewayError('change_not_confirmed', message, { cause: error, headers: { 'retry-after': '1' } });
   }
-  if (error instanceof SignaturePredatesFailoverError) return new GatewayError('signature_predates_failover', undefined, { cause: error, headers: { 'retry-after': String(error.retryAfterSeconds) } });
+  if (error instanceof SignaturePredatesFailoverError)
+    return new GatewayError('signature_predates_failover', undefined, { cause: error, headers: { 'retry-after': String(error.retryAfterSeconds) } });
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new GatewayError('body_too_large');
   if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {

@@ -45,7 +45,11 @@ export function newFastify(settings: Settings, options: { logStream?: Destinatio
     // Errors Fastify raises before routing (e.g. a malformed percent-encoding) use the catalog too.
     frameworkErrors: (error, request, reply) => {
       const code = (error as { code?: string }).code === 'FST_ERR_BAD_URL' ? 'ambiguous_path' : 'bad_request';
-      sendError(request, reply, new GatewayError(code, code === 'ambiguous_path' ? 'The request path is rejected: it contains a malformed percent-encoding.' : undefined));
+      sendError(
+        request,
+        reply,
+        new GatewayError(code, code === 'ambiguous_path' ? 'The request path is rejected: it contains a malformed percent-encoding.' : undefined),
+      );
     },
   });
   app.server.maxConnections = settings.maxConnections;

@@ -52,7 +52,12 @@ export function boundedName(name: string): string {
 }
 
 function pointerSegments(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .split('/')
+        .slice(1)
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function ownMessage(schema: unknown, keyword: string, value: unknown): string | undefined {
@@ -61,7 +66,10 @@ function ownMessage(schema: unknown, keyword: string, value: unknown): string | 
 }
 
 function typeWords(type: unknown): string {
-  return String(type).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+  return String(type)
+    .split(',')
+    .map((t) => TYPE_WORDS[t] ?? t)
+    .join(' or ');
 }
 
 /** The generic wording of a failure, for schemas that do not word it themselves. */
@@ -114,7 +122,8 @@ function fieldError(error: VerboseError, dataVar: SchemaErrorDataVar): GatewayEr
     const unknown = boundedName(String(params.additionalProperty));
     const known = `(known: ${Object.keys((parentSchema?.properties as Schema | undefined) ?? {}).join(', ') || 'none'})`;
     // A member named "" cannot be the field of the answer (an empty field is no field): its parent is.
-    if (path[0] === undefined && unknown === '') return invalidField(WHOLE[dataVar], `has a ${MEMBER[dataVar]} with an empty name, which is not a known ${MEMBER[dataVar]} ${known}`);
+    if (path[0] === undefined && unknown === '')
+      return invalidField(WHOLE[dataVar], `has a ${MEMBER[dataVar]} with an empty name, which is not a known ${MEMBER[dataVar]} ${known}`);
     return invalidField(path[0] ?? unknown, `is not a known ${MEMBER[dataVar]} ${known}`);
   }
   const problem = ownMessage(parentSchema, keyword, error.data) ?? genericProblem(error, dataVar, path.length > 1);

@@ -131,6 +131,8 @@ export class GatewayMetrics {
         this.set(budget.used);
       },
     });
-    new Gauge({ name: 'gateway_body_buffer_capacity_bytes', help: 'The body budget (GATEWAY_BODY_BUFFER_BUDGET_BYTES).', registers: [this.registry] }).set(budget.capacity);
+    new Gauge({ name: 'gateway_body_buffer_capacity_bytes', help: 'The body budget (GATEWAY_BODY_BUFFER_BUDGET_BYTES).', registers: [this.registry] }).set(
+      budget.capacity,
+    );
   }
 }

@@ -53,7 +53,9 @@ export function parseCidr(text: string): Cidr {
   // Host bits set mean a typo or a misunderstanding ("203.0.113.7/0" is everyone): never guess which.
   if (network.toString() !== address.toString()) {
     const single = `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
-    throw new Error(`${JSON.stringify(text)} has host bits set; the network is ${network.toString()}/${prefix} — write that, or ${single} for the single address`);
+    throw new Error(
+      `${JSON.stringify(text)} has host bits set; the network is ${network.toString()}/${prefix} — write that, or ${single} for the single address`,
+    );
   }
   return { address: network, prefix, text: `${network.toString()}/${prefix}` };
 }

@@ -8,7 +8,10 @@ import { anyContains, parseAddress, parsePeerAddress, type Address, type Cidr } 
 /** A hop a trusted proxy wrote that is not a plain IP address (a port, "unknown", garbage). */
 function invalidHop(hop: string): GatewayError {
   const shown = hop.length > 64 ? `${JSON.stringify(hop.slice(0, 64))}...` : JSON.stringify(hop);
-  return new GatewayError('forwarded_for_invalid', `X-Forwarded-For entry ${shown} is not a plain IP address (no port, brackets or names); the client address cannot be determined.`);
+  return new GatewayError(
+    'forwarded_for_invalid',
+    `X-Forwarded-For entry ${shown} is not a plain IP address (no port, brackets or names); the client address cannot be determined.`,
+  );
 }
 
 /**
@@ -29,10 +32,14 @@ export function resolveClientAddress(
 }
 
 /** resolveClientAddress for a peer address already parsed (peerAddressOf). */
-export function clientAddressFrom(peer: Address | undefined, forwardedFor: string | string[] | undefined, trustedProxies: readonly Cidr[]): Address | undefined {
+export function clientAddressFrom(
+  peer: Address | undefined,
+  forwardedFor: string | string[] | undefined,
+  trustedProxies: readonly Cidr[],
+): Address | undefined {
   if (!peer || trustedProxies.length === 0 || !anyContains(trustedProxies, peer)) return peer;
   // Empty list items (", ,") are not hops; Node joins repeated header lines with ", ".
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor ?? '')
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? ''))
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);

@@ -41,13 +41,15 @@ export class TokenVerificationError extends Error {
 /** Why a token of a retired signing key fails, whichever check finds it (the key set, or the store). */
 export const SIGNING_KEY_RETIRED = 'the signing key was retired';
 
-
 type TokenSettings = Pick<Settings, 'issuer' | 'audience' | 'tokenTtlSeconds' | 'jwtAllowedAlgorithms'>;
 
 export class AccessTokens {
   private readonly verified = new VerifiedTokenCache<AccessTokenClaims>();
 
-  constructor(private readonly settings: TokenSettings, private readonly keys: SigningKeys) {}
+  constructor(
+    private readonly settings: TokenSettings,
+    private readonly keys: SigningKeys,
+  ) {}
 
   get lifetimeSeconds(): number {
     return this.settings.tokenTtlSeconds;
@@ -79,7 +81,7 @@ export class AccessTokens {
   isRetired(kid: string, mark: boolean | null): boolean {
     if (mark !== null) return mark;
     if (kid === this.keys.signingKey().kid) return false;
-    throw new StoreUnavailableError(new Error('the retirement mark of the token\'s signing key could not be read'));
+    throw new StoreUnavailableError(new Error("the retirement mark of the token's signing key could not be read"));
   }
 
   /** Verifies signature, algorithm, typ, iss, aud and exp; throws TokenVerificationError with a reason. */

@@ -60,7 +60,8 @@ function readClientCredentials(request: FastifyRequest, fields: FormFields): Cli
     const colon = decoded.indexOf(':');
     if (colon === -1) throw new GatewayError('invalid_request', 'The Basic credentials must be client_id:client_secret.');
     const clientId = decodeBasicPart(decoded.slice(0, colon));
-    if (fields.client_id !== undefined && fields.client_id !== clientId) throw new GatewayError('invalid_request', 'client_id in the form differs from the Basic credentials.');
+    if (fields.client_id !== undefined && fields.client_id !== clientId)
+      throw new GatewayError('invalid_request', 'client_id in the form differs from the Basic credentials.');
     return { clientId, clientSecret: decodeBasicPart(decoded.slice(colon + 1)), method: 'client_secret_basic' };
   }
   if (!inForm) throw new GatewayError('invalid_request', 'client_id and client_secret are required.');
@@ -93,7 +94,8 @@ export class ClientAuthenticator {
       // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
       const found = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
       // After a secret roll the replaced secret is accepted too, until its grace period ends.
-      const previous = found?.previousSecretHash !== undefined && Date.parse(found.previousSecretExpiresAt ?? '') > Date.now() ? found.previousSecretHash : undefined;
+      const previous =
+        found?.previousSecretHash !== undefined && Date.parse(found.previousSecretExpiresAt ?? '') > Date.now() ? found.previousSecretHash : undefined;
       return this.hasher.matchesEither(credentials.clientSecret, found?.secretHash, previous) ? found : null;
     });
     if (client) return client;

@@ -114,7 +114,9 @@ export class ClientSecretHasher {
     if (this.key) return this.key;
     throw new GatewayError(
       'store_unavailable',
-      this.refusal ? 'The client-secret hashing key is missing from the credential store; see the gateway log.' : 'The client-secret hashing key is not loaded yet: the credential store has not answered.',
+      this.refusal
+        ? 'The client-secret hashing key is missing from the credential store; see the gateway log.'
+        : 'The client-secret hashing key is not loaded yet: the credential store has not answered.',
     );
   }
 
@@ -123,7 +125,10 @@ export class ClientSecretHasher {
     if (stored !== null) return this.adopt(stored);
     if (this.held !== undefined) {
       if (await this.store.compareAndSetMeta(HASH_KEY_META, null, this.held)) {
-        this.log?.warn({ key: HASH_KEY_META }, 'the client-secret hashing key was missing from the store (Redis restarted empty, flushed or evicted it): restored the key this instance holds');
+        this.log?.warn(
+          { key: HASH_KEY_META },
+          'the client-secret hashing key was missing from the store (Redis restarted empty, flushed or evicted it): restored the key this instance holds',
+        );
       }
     } else if ((await this.store.listClients({ limit: 1 })).items.length === 0) {
       await this.store.compareAndSetMeta(HASH_KEY_META, null, randomBytes(32).toString('base64url'));
@@ -142,7 +147,10 @@ export class ClientSecretHasher {
       return;
     }
     if (this.held !== undefined && this.held !== stored) {
-      this.log?.warn({ key: HASH_KEY_META }, 'the client-secret hashing key in the store changed: using the stored key (clients created under the old key no longer authenticate)');
+      this.log?.warn(
+        { key: HASH_KEY_META },
+        'the client-secret hashing key in the store changed: using the stored key (clients created under the old key no longer authenticate)',
+      );
     }
     if (this.refusal !== undefined) this.log?.info({ key: HASH_KEY_META }, 'the client-secret hashing key is back in the store: client authentication resumes');
     this.refusal = undefined;

@@ -56,7 +56,12 @@ function base64urlJson(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 }
 
-export function signCompactJws(header: { alg: JwtAlgorithm; kid: string; typ: string }, payload: object, key: KeyObject, signers: Readonly<Record<JwtAlgorithm, Signer>> = SIGNERS): string {
+export function signCompactJws(
+  header: { alg: JwtAlgorithm; kid: string; typ: string },
+  payload: object,
+  key: KeyObject,
+  signers: Readonly<Record<JwtAlgorithm, Signer>> = SIGNERS,
+): string {
   const input = `${base64urlJson(header)}.${base64urlJson(payload)}`;
   const signature = signers[header.alg](Buffer.from(input, 'ascii'), key);
   return `${input}.${signature.toString('base64url')}`;

@@ -8,7 +8,19 @@ export const OAUTH_ERROR_ID = 'OAuthError';
 
 export const OAuthErrorSchema = Type.Object(
   {
-    error: Type.Enum(['auth_error', 'invalid_client', 'invalid_request', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests', 'introspection_not_allowed', 'body_too_large', 'store_unavailable', 'server_busy', 'internal_error']),
+    error: Type.Enum([
+      'auth_error',
+      'invalid_client',
+      'invalid_request',
+      'unsupported_grant_type',
+      'invalid_scope',
+      'too_many_requests',
+      'introspection_not_allowed',
+      'body_too_large',
+      'store_unavailable',
+      'server_busy',
+      'internal_error',
+    ]),
     message: Type.String(),
     error_description: Type.String({ description: 'The same text as message, for standard OAuth clients.' }),
     request_id: Type.String(),
@@ -18,7 +30,8 @@ export const OAuthErrorSchema = Type.Object(
 
 const oauthError = (description: string) => Type.Unsafe({ $ref: `${OAUTH_ERROR_ID}#`, description });
 
-const CLIENT_AUTH_401 = 'auth_error: the client is invalid; invalid_client instead with GATEWAY_OAUTH_ERROR_STYLE=rfc6749. WWW-Authenticate: Basic when the client used Basic.';
+const CLIENT_AUTH_401 =
+  'auth_error: the client is invalid; invalid_client instead with GATEWAY_OAUTH_ERROR_STYLE=rfc6749. WWW-Authenticate: Basic when the client used Basic.';
 
 /** Client authentication: in the form (client_id, client_secret), or HTTP Basic (RFC 6749 2.3.1). */
 export const CLIENT_SECURITY: ReadonlyArray<Record<string, readonly string[]>> = [{}, { clientBasic: [] }];
@@ -88,7 +101,11 @@ export const INTROSPECT_RESPONSES = {
 
 export const JWKS_RESPONSES = {
   200: Type.Object(
-    { keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.Optional(Type.String()) }, { additionalProperties: true })) },
+    {
+      keys: Type.Array(
+        Type.Object({ kty: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.Optional(Type.String()) }, { additionalProperties: true }),
+      ),
+    },
     { description: 'JWKS: the active key, then each rotated-out key until the tokens it signed have expired.' },
   ),
 };

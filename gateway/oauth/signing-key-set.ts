@@ -51,7 +51,13 @@ export interface LoadedKey {
 export async function newKey(alg: JwtAlgorithm, now: number): Promise<StoredKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
   const kid = randomUUID();
-  return { kid, alg, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' }, createdAt: new Date(now).toISOString() };
+  return {
+    kid,
+    alg,
+    privateJwk: await exportJWK(privateKey),
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' },
+    createdAt: new Date(now).toISOString(),
+  };
 }
 
 export async function load(stored: StoredKey): Promise<LoadedKey> {
@@ -85,7 +91,8 @@ export function keySetFromFile(file: string, allowed: readonly JwtAlgorithm[]): 
   if (!Array.isArray(doc.keys) || doc.keys.length === 0 || doc.keys.length > 2) throw fail('must be a JWKS with one or two private keys');
   const stored = doc.keys.map((jwk, i): StoredKey => {
     if (typeof jwk.kid !== 'string' || !jwk.kid) throw fail(`key ${i + 1} has no kid`);
-    if (!(allowed as readonly string[]).includes(jwk.alg ?? '')) throw fail(`key ${jwk.kid} has alg ${JSON.stringify(jwk.alg)}, not one of ${allowed.join(', ')}`);
+    if (!(allowed as readonly string[]).includes(jwk.alg ?? ''))
+      throw fail(`key ${jwk.kid} has alg ${JSON.stringify(jwk.alg)}, not one of ${allowed.join(', ')}`);
     if (jwk.d === undefined) throw fail(`key ${jwk.kid} has no private part`);
     const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = jwk;
     return { kid: jwk.kid, alg: jwk.alg as JwtAlgorithm, privateJwk: jwk, publicJwk: { ...publicJwk, use: 'sig' }, createdAt: '' };

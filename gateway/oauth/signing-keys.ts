@@ -14,7 +14,17 @@ import type { JwtAlgorithm, Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import { CLOCK_TOLERANCE_SECONDS } from './clock-tolerance.js';
-import { keySetFromFile, load, newKey, parseKeySet, type LoadedKey, type RetiredKey, type StoredKey, type StoredKeySet, type WithdrawnKey } from './signing-key-set.js';
+import {
+  keySetFromFile,
+  load,
+  newKey,
+  parseKeySet,
+  type LoadedKey,
+  type RetiredKey,
+  type StoredKey,
+  type StoredKeySet,
+  type WithdrawnKey,
+} from './signing-key-set.js';
 
 const KEYS_META = 'jwt-signing-keys';
 const REFRESH_INTERVAL_MS = 30_000;
@@ -47,7 +57,8 @@ export interface SigningKeyInfo {
   retiredAt: string | null;
 }
 
-const UNKNOWN_KID = 'No signing key with that kid (a rotated-out key leaves the list once every token it signed has expired; GET /admin/v1/signing-keys lists them).';
+const UNKNOWN_KID =
+  'No signing key with that kid (a rotated-out key leaves the list once every token it signed has expired; GET /admin/v1/signing-keys lists them).';
 
 export interface SigningKeysOptions {
   /** Epoch milliseconds; tests move it to check the retention of retired keys. */
@@ -127,7 +138,11 @@ export class SigningKeys {
     }
     try {
       if ((await this.store.getMeta(KEYS_META)) === null) {
-        await this.store.compareAndSetMeta(KEYS_META, null, JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, this.now()), retired: [], withdrawn: [] } satisfies StoredKeySet));
+        await this.store.compareAndSetMeta(
+          KEYS_META,
+          null,
+          JSON.stringify({ active: await newKey(settings.jwtSigningAlgorithm, this.now()), retired: [], withdrawn: [] } satisfies StoredKeySet),
+        );
       }
       // Watching before the first read: a rotation made in between is not missed.
       this.unwatch = this.store.watchMeta(KEYS_META, () => void this.refresh().catch(() => {}));
@@ -209,10 +224,17 @@ export class SigningKeys {
    * first); retiring a retired key again changes nothing and says so.
    */
   async retire(kid: string): Promise<{ key: SigningKeyInfo; alreadyRetired: boolean }> {
-    if (this.fixed) throw new GatewayError('validation_error', 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: retire a key by removing it from that file on every instance.');
+    if (this.fixed)
+      throw new GatewayError(
+        'validation_error',
+        'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: retire a key by removing it from that file on every instance.',
+      );
     return this.changeSet<{ key: SigningKeyInfo; alreadyRetired: boolean }>('retirement', async (current, now) => {
       if (current.active.kid === kid) {
-        throw new GatewayError('signing_key_active', `${kid} is the active signing key: rotate first (POST /admin/v1/signing-keys/rotate, gatewayctl keys rotate), then retire it.`);
+        throw new GatewayError(
+          'signing_key_active',
+          `${kid} is the active signing key: rotate first (POST /admin/v1/signing-keys/rotate, gatewayctl keys rotate), then retire it.`,
+        );
       }
       const done = current.withdrawn.find((k) => k.kid === kid && this.dropAt(k) > now);
       if (done) return { result: { key: this.withdrawnInfo(done), alreadyRetired: true } };
@@ -252,7 +274,14 @@ export class SigningKeys {
   /** Every key of the stored set (or the key file), the active one first, as the store holds them now. */
   async list(): Promise<SigningKeyInfo[]> {
     if (this.fixed) {
-      const fixedKey = (key: LoadedKey, state: SigningKeyInfo['state']): SigningKeyInfo => ({ kid: key.kid, alg: key.alg, state, createdAt: null, verifiesUntil: null, retiredAt: null });
+      const fixedKey = (key: LoadedKey, state: SigningKeyInfo['state']): SigningKeyInfo => ({
+        kid: key.kid,
+        alg: key.alg,
+        state,
+        createdAt: null,
+        verifiesUntil: null,
+        retiredAt: null,
+      });
       return [fixedKey(this.signingKey(), 'active'), ...this.retired.map((r) => fixedKey(r.key, 'rotated_out'))];
     }
     const set = parseKeySet(await this.storedSet());
@@ -262,7 +291,14 @@ export class SigningKeys {
       { kid: set.active.kid, alg: set.active.alg, state: 'active', createdAt: createdAt(set.active), verifiesUntil: null, retiredAt: null },
       ...set.retired
         .filter((k) => this.dropAt(k) > now)
-        .map((k): SigningKeyInfo => ({ kid: k.kid, alg: k.alg, state: 'rotated_out', createdAt: createdAt(k), verifiesUntil: new Date(this.dropAt(k)).toISOString(), retiredAt: null })),
+        .map((k): SigningKeyInfo => ({
+          kid: k.kid,
+          alg: k.alg,
+          state: 'rotated_out',
+          createdAt: createdAt(k),
+          verifiesUntil: new Date(this.dropAt(k)).toISOString(),
+          retiredAt: null,
+        })),
       ...set.withdrawn.filter((k) => this.dropAt(k) > now).map((k) => this.withdrawnInfo(k)),
     ];
   }
@@ -322,7 +358,10 @@ export class SigningKeys {
       // The store lost the set (Redis restarted empty, flushed): write back the one this instance
       // holds rather than follow another instance into a new set that voids every issued token.
       if (await this.store.compareAndSetMeta(KEYS_META, null, this.raw)) {
-        this.log?.warn({ key: KEYS_META }, 'the JWT signing keys were missing from the store (Redis restarted empty or was flushed): restored the set this instance holds');
+        this.log?.warn(
+          { key: KEYS_META },
+          'the JWT signing keys were missing from the store (Redis restarted empty or was flushed): restored the set this instance holds',
+        );
       }
       raw = await this.store.getMeta(KEYS_META);
     }

@@ -35,7 +35,14 @@ function grantedScopes(fields: FormFields, client: ClientRecord): string[] {
 }
 
 export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependencies): void {
-  const schema = { summary: 'Issue an access token (client credentials grant).', tags: ['OAuth'], security: CLIENT_SECURITY, consumes: FORM, body: TokenFormSchema, response: TOKEN_RESPONSES };
+  const schema = {
+    summary: 'Issue an access token (client credentials grant).',
+    tags: ['OAuth'],
+    security: CLIENT_SECURITY,
+    consumes: FORM,
+    body: TokenFormSchema,
+    response: TOKEN_RESPONSES,
+  };
   app.post('/v1/oauth/token', { config: { errorStyle: 'oauth' }, schema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);

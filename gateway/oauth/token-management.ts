@@ -24,7 +24,14 @@ function tokenField(fields: Record<string, string>): string {
 }
 
 export function registerTokenManagement(app: FastifyInstance, deps: OAuthDependencies & { store: CredentialStore }): void {
-  const revokeSchema = { summary: 'Revoke an access token (RFC 7009). Client authentication as for the token endpoint.', tags: ['OAuth'], security: CLIENT_SECURITY, consumes: FORM, body: RevokeFormSchema, response: REVOKE_RESPONSES };
+  const revokeSchema = {
+    summary: 'Revoke an access token (RFC 7009). Client authentication as for the token endpoint.',
+    tags: ['OAuth'],
+    security: CLIENT_SECURITY,
+    consumes: FORM,
+    body: RevokeFormSchema,
+    response: REVOKE_RESPONSES,
+  };
   app.post('/v1/oauth/revoke', { config: { errorStyle: 'oauth' }, schema: revokeSchema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);

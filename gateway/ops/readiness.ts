@@ -134,7 +134,10 @@ export class Readiness {
     }
     if (!requirePersistence) {
       // Once per check: at start and after each reconnection, not per retry.
-      log.warn({ event: 'redis_persistence' }, `${verdict.problem}. Set appendonly yes and appendfsync everysec (or always) on Redis; GATEWAY_REQUIRE_REDIS_PERSISTENCE=true refuses such a Redis`);
+      log.warn(
+        { event: 'redis_persistence' },
+        `${verdict.problem}. Set appendonly yes and appendfsync everysec (or always) on Redis; GATEWAY_REQUIRE_REDIS_PERSISTENCE=true refuses such a Redis`,
+      );
       this.persistence = 'ok';
       return;
     }

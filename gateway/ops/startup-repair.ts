@@ -20,15 +20,30 @@ export function repairWhenUp(breaker: StoreBreaker, store: CredentialStore, log:
         if (state === 'stopped') return;
         state = 'done';
         const view: StoreRepairView = storeRepairView(store.kind, report);
-        const changed = view.clients.index_added + view.clients.index_removed + view.service_accounts.index_added + view.service_accounts.index_removed + view.service_accounts.pointers_added + view.service_accounts.pointers_removed;
-        const fields = { event: 'store_repair', clients: view.clients, service_accounts: view.service_accounts, nodes_scanned: view.nodes_scanned, duration_ms: view.duration_ms };
+        const changed =
+          view.clients.index_added +
+          view.clients.index_removed +
+          view.service_accounts.index_added +
+          view.service_accounts.index_removed +
+          view.service_accounts.pointers_added +
+          view.service_accounts.pointers_removed;
+        const fields = {
+          event: 'store_repair',
+          clients: view.clients,
+          service_accounts: view.service_accounts,
+          nodes_scanned: view.nodes_scanned,
+          duration_ms: view.duration_ms,
+        };
         if (changed > 0) log.warn(fields, 'credential store indexes repaired at start: records were missing from the lists or entries had no record');
         else log.info(fields, 'credential store indexes checked at start: every record listed');
       },
       (error: unknown) => {
         if (state === 'stopped') return;
         state = 'waiting';
-        log.warn({ event: 'store_repair', reason: reasonOf(error) }, 'checking the credential store indexes at start failed; trying again when the store answers');
+        log.warn(
+          { event: 'store_repair', reason: reasonOf(error) },
+          'checking the credential store indexes at start failed; trying again when the store answers',
+        );
       },
     );
   };

@@ -14,7 +14,9 @@ export function reportStoreTransitions(breaker: StoreBreaker, log: Pick<Logger, 
       metrics.storeOutages.inc();
       log.error(
         { event: 'store_down', reason: event.reason },
-        event.first ? 'credential store unreachable at start: not ready, requests get 503 store_unavailable until it answers' : 'credential store down: requests get 503 store_unavailable at once until it answers again',
+        event.first
+          ? 'credential store unreachable at start: not ready, requests get 503 store_unavailable until it answers'
+          : 'credential store down: requests get 503 store_unavailable at once until it answers again',
       );
     } else if (event.first) {
       log.info({ event: 'store_up' }, 'credential store connected');
@@ -28,9 +30,15 @@ function reportNodeTransitions(nodes: StoreNodes, log: Pick<Logger, 'info' | 'er
   metrics.observeStoreNodes(nodes);
   nodes.onTransition((event) => {
     if (event.kind === 'down') {
-      log.error({ event: 'store_down', node: event.node, reason: event.reason }, 'a Redis Cluster master is down: requests whose keys it holds get 503 store_unavailable at once; the other masters keep serving');
+      log.error(
+        { event: 'store_down', node: event.node, reason: event.reason },
+        'a Redis Cluster master is down: requests whose keys it holds get 503 store_unavailable at once; the other masters keep serving',
+      );
     } else if (event.moved) {
-      log.info({ event: 'store_up', node: event.node, outage_ms: event.outageMs, moved: true }, 'the slots of the lost Redis Cluster master are served by another master now');
+      log.info(
+        { event: 'store_up', node: event.node, outage_ms: event.outageMs, moved: true },
+        'the slots of the lost Redis Cluster master are served by another master now',
+      );
     } else {
       log.info({ event: 'store_up', node: event.node, outage_ms: event.outageMs }, 'a Redis Cluster master answers again');
     }

@@ -22,7 +22,12 @@ export interface IdentifiedRequest {
  * The route and client of a request. The client address is the socket peer's, or, when the peer is
  * a trusted proxy (an edge proxy asking for a decision always is), its X-Forwarded-For client.
  */
-export function identify(original: OriginalRequest, peer: Address | undefined, routes: RouteTable, settings: Pick<Settings, 'trustedProxies'>): IdentifiedRequest {
+export function identify(
+  original: OriginalRequest,
+  peer: Address | undefined,
+  routes: RouteTable,
+  settings: Pick<Settings, 'trustedProxies'>,
+): IdentifiedRequest {
   const target = checkTarget(original.url);
   const route = routes.match(original.method, hostOfAuthority(original.authority), target.segments);
   if (!route) throw new GatewayError('route_not_found', `No route matches ${original.method} ${target.path}.`);

@@ -58,7 +58,12 @@ function partsOf(route: PolicyRoute, rule: RateLimitRule): FieldParts {
  * this request's first pass took, when it is checked again: the same credential on the same route
  * is not charged twice.
  */
-export async function limit(store: RateLimitStore, request: IdentifiedRequest, principal: Principal, taken?: RateLimitUnit): Promise<RateLimitUnit | undefined> {
+export async function limit(
+  store: RateLimitStore,
+  request: IdentifiedRequest,
+  principal: Principal,
+  taken?: RateLimitUnit,
+): Promise<RateLimitUnit | undefined> {
   const route = request.route;
   const rule = route.rateLimit;
   if (!rule) return undefined;
@@ -68,9 +73,13 @@ export async function limit(store: RateLimitStore, request: IdentifiedRequest, p
   const { name, policy } = partsOf(route, rule);
   if (!decision.allowed) {
     const wait = decision.retryAfterSeconds;
-    throw new GatewayError('rate_limited', `This credential may send ${rule.requests} requests per ${rule.perSeconds} seconds to this route; retry in ${wait} seconds.`, {
-      headers: { 'retry-after': String(wait), 'ratelimit-policy': policy, ratelimit: `${name};r=0;t=${wait}` },
-    });
+    throw new GatewayError(
+      'rate_limited',
+      `This credential may send ${rule.requests} requests per ${rule.perSeconds} seconds to this route; retry in ${wait} seconds.`,
+      {
+        headers: { 'retry-after': String(wait), 'ratelimit-policy': policy, ratelimit: `${name};r=0;t=${wait}` },
+      },
+    );
   }
   return { credential, routeId: route.id, fields: { 'ratelimit-policy': policy, ratelimit: `${name};r=${decision.remaining};t=${decision.resetSeconds}` } };
 }

@@ -18,7 +18,15 @@ import type { Allowed, ResponseFields } from './verdict.js';
 export const CONSUMED_CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input'] as const;
 
 /** The headers a decision vouches for (sent upstream by the proxy, answered by a decision for the edge to copy). */
-export const IDENTITY_HEADERS = ['x-gateway-client-id', 'x-gateway-scopes', 'x-gateway-account-id', 'x-gateway-service-account-id', 'x-gateway-permissions', 'x-gateway-digest', 'x-request-id'] as const;
+export const IDENTITY_HEADERS = [
+  'x-gateway-client-id',
+  'x-gateway-scopes',
+  'x-gateway-account-id',
+  'x-gateway-service-account-id',
+  'x-gateway-permissions',
+  'x-gateway-digest',
+  'x-request-id',
+] as const;
 
 /**
  * The client-chosen routing claims and overrides in common use, by name. The rule above drops them by

@@ -46,7 +46,13 @@ function observePublic(metrics: GatewayMetrics, request: FastifyRequest, reply: 
     // Off the pipeline, a 401 or 403 on the public listener is the token endpoint's client authentication.
     const scheme = identified?.route.auth ?? 'client';
     metrics.authFailures.inc({ scheme, reason: code });
-    audit(request.log, 'request.denied', { reason: code, scheme, route, status: reply.statusCode, address: identified?.clientAddress?.toString() ?? request.socket.remoteAddress ?? null });
+    audit(request.log, 'request.denied', {
+      reason: code,
+      scheme,
+      route,
+      status: reply.statusCode,
+      address: identified?.clientAddress?.toString() ?? request.socket.remoteAddress ?? null,
+    });
   }
 }
 
@@ -62,7 +68,15 @@ function observeDecision(metrics: GatewayMetrics, request: FastifyRequest, reply
   // Counted only once a route was identified: a refused edge proxy or description is not a refused credential.
   if (identified && refusesCredential(code)) metrics.authFailures.inc({ scheme: identified.route.auth, reason: code });
   // Every refused decision is audited: the edge proxy answers the client with it.
-  audit(request.log, 'request.denied', { mode: 'decision', convention, reason: code, scheme: identified?.route.auth ?? null, route, status: reply.statusCode, address: identified?.clientAddress?.toString() ?? null });
+  audit(request.log, 'request.denied', {
+    mode: 'decision',
+    convention,
+    reason: code,
+    scheme: identified?.route.auth ?? null,
+    route,
+    status: reply.statusCode,
+    address: identified?.clientAddress?.toString() ?? null,
+  });
 }
 
 export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics, listener: ObservedListener): void {

@@ -27,7 +27,12 @@ function allowedVerdictOf(request: FastifyRequest): Allowed {
 export async function registerProxy(app: FastifyInstance, deps: ProxyDependencies): Promise<() => Promise<void>> {
   const check = requestChecker(deps);
   async function checkRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const verdict = await check({ original: receivedOriginal(request), peer: peerAddressOf(request.socket), body: exchangeBody(request, reply), log: request.log });
+    const verdict = await check({
+      original: receivedOriginal(request),
+      peer: peerAddressOf(request.socket),
+      body: exchangeBody(request, reply),
+      log: request.log,
+    });
     request.verdict = verdict;
     // On every answer from here on: a later refusal, the gateway's own 502 or 504 too.
     reply.headers(verdict.responseFields);
@@ -47,7 +52,11 @@ export async function registerProxy(app: FastifyInstance, deps: ProxyDependencie
       preHandler: checkRequest,
       handler: (request, reply) => {
         const verdict = allowedVerdictOf(request);
-        const headers = upstreamHeaders(request.headers, verdict, { requestId: String(request.id), host: request.headers.host, protocol: verdict.request.original.protocol });
+        const headers = upstreamHeaders(request.headers, verdict, {
+          requestId: String(request.id),
+          host: request.headers.host,
+          protocol: verdict.request.original.protocol,
+        });
         return forwarder.forward(request, reply, verdict, headers);
       },
     });

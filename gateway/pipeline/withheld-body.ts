@@ -8,7 +8,10 @@ import type { OriginalRequest } from './original-request.js';
 
 export function checkWithheldBody(original: OriginalRequest, route: PolicyRoute): void {
   if (bodyLeftToUpstream(original, route) && route.digest !== 'upstream') {
-    throw new GatewayError('body_not_checkable', `This request carries a body that the edge proxy does not send to the decision (over HTTP/2 or HTTP/3 without a Content-Length, a body the edge cannot rule out counts as one), and route ${route.id} does not delegate the Content-Digest check to its upstream (digest: upstream); send the body to the decision (Envoy with_request_body, Traefik forwardBody) or delegate the check.`);
+    throw new GatewayError(
+      'body_not_checkable',
+      `This request carries a body that the edge proxy does not send to the decision (over HTTP/2 or HTTP/3 without a Content-Length, a body the edge cannot rule out counts as one), and route ${route.id} does not delegate the Content-Digest check to its upstream (digest: upstream); send the body to the decision (Envoy with_request_body, Traefik forwardBody) or delegate the check.`,
+    );
   }
 }
 

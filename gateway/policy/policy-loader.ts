@@ -116,7 +116,8 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
     throw new PolicyError(`${where}: a signature route needs permissions (at least one) and no scopes`);
   }
   const digest = oneOf(raw.digest ?? defaults.digest ?? 'gateway', DIGEST_CHECKS, where, 'digest');
-  if (digest === 'upstream' && auth !== 'signature') throw new PolicyError(`${where}: digest: upstream applies to signature routes only (a bearer route's body is not signed)`);
+  if (digest === 'upstream' && auth !== 'signature')
+    throw new PolicyError(`${where}: digest: upstream applies to signature routes only (a bearer route's body is not signed)`);
   const name = basename(file).replace(/\.ya?ml$/, '');
   // An id labels metrics and logs: text (or a number), never a list or mapping turned into "[object Object]".
   if (raw.id !== undefined && !((typeof raw.id === 'string' && raw.id.trim() !== '') || (typeof raw.id === 'number' && Number.isFinite(raw.id)))) {
@@ -126,7 +127,8 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
   const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : hostValue.toLowerCase()}${raw.path}` : String(raw.id);
   const rateLimit = raw.rate_limit === undefined ? defaultRateLimit : rateLimitAt(raw.rate_limit, where);
   // The id names the limit in the RateLimit response fields, where it is a quoted string of printable ASCII.
-  if (rateLimit && !/^[\x20-\x7e]+$/.test(id)) throw new PolicyError(`${where}: a rate-limited route needs an id of printable ASCII (it names the limit in the RateLimit headers)`);
+  if (rateLimit && !/^[\x20-\x7e]+$/.test(id))
+    throw new PolicyError(`${where}: a rate-limited route needs an id of printable ASCII (it names the limit in the RateLimit headers)`);
   return Object.freeze({
     id,
     file,
@@ -176,9 +178,7 @@ export function validateRoutes(routes: PolicyRoute[]): PolicyRoute[] {
       const a = routes[i]!;
       const b = routes[j]!;
       if (couldMatchSameRequest(a, b)) {
-        throw new PolicyError(
-          `${b.file}, route ${b.method} ${b.template}: could match the same requests as ${a.file}, route ${a.method} ${a.template}`,
-        );
+        throw new PolicyError(`${b.file}, route ${b.method} ${b.template}: could match the same requests as ${a.file}, route ${a.method} ${a.template}`);
       }
     }
   }
@@ -189,7 +189,9 @@ export function validateRoutes(routes: PolicyRoute[]): PolicyRoute[] {
 export function loadPolicyDirectory(dir: string): PolicyRoute[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort();
+    names = readdirSync(dir)
+      .filter((n) => /\.ya?ml$/.test(n))
+      .sort();
   } catch (error) {
     throw new PolicyError(`${dir}: cannot read the policy directory: ${(error as Error).message}`);
   }

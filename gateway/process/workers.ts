@@ -35,7 +35,13 @@ export function superviseWorkers(log: Logger, options: SupervisorOptions): void 
   let state: 'starting' | 'running' | 'stopping' | 'stopping-now' = 'starting';
   let clean = true;
   let killTimer: NodeJS.Timeout | undefined;
-  const slots: Slot[] = Array.from({ length: options.workers }, () => ({ worker: undefined, ready: false, startedAt: 0, backoff: new RestartBackoff(), restart: undefined }));
+  const slots: Slot[] = Array.from({ length: options.workers }, () => ({
+    worker: undefined,
+    ready: false,
+    startedAt: 0,
+    backoff: new RestartBackoff(),
+    restart: undefined,
+  }));
   const live = () => slots.flatMap((slot) => (slot.worker ? [slot] : []));
   const pids = () => live().map((slot) => slot.worker!.process.pid!);
 
@@ -72,10 +78,13 @@ export function superviseWorkers(log: Logger, options: SupervisorOptions): void 
     log.info({ reason, workers: pids() }, now ? 'stopping every worker at once' : 'draining every worker');
     for (const slot of live()) order(slot, now ? 'stop' : 'drain');
     clearTimeout(killTimer);
-    killTimer = setTimeout(() => {
-      log.error({ workers: pids() }, 'workers did not exit in time; killing them');
-      killAll();
-    }, now ? STOP_NOW_GRACE_MS : options.stopTimeoutMs);
+    killTimer = setTimeout(
+      () => {
+        log.error({ workers: pids() }, 'workers did not exit in time; killing them');
+        killAll();
+      },
+      now ? STOP_NOW_GRACE_MS : options.stopTimeoutMs,
+    );
     finishIfDone();
   };
 

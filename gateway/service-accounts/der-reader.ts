@@ -23,7 +23,8 @@ export class DerReader {
   expect(tag: number, what: string): Buffer {
     if (this.remaining < 2) throw new DerError(`the data ends before ${what}`);
     const found = this.bytes[this.offset]!;
-    if (found !== tag) throw new DerError(`${what} is missing (found tag 0x${found.toString(16).padStart(2, '0')} where 0x${tag.toString(16).padStart(2, '0')} belongs)`);
+    if (found !== tag)
+      throw new DerError(`${what} is missing (found tag 0x${found.toString(16).padStart(2, '0')} where 0x${tag.toString(16).padStart(2, '0')} belongs)`);
     const { length, headerBytes } = this.lengthAt(this.offset + 1, what);
     if (length > this.remaining - headerBytes) throw new DerError(`the length of ${what} points past the end of the data`);
     const start = this.offset + headerBytes;

@@ -38,7 +38,8 @@ function refusePrivate(jwk: Json): void {
 
 function checkUsage(jwk: Json): void {
   const alg = member(jwk, 'alg');
-  if (alg !== undefined && !ALGORITHMS.includes(alg as string)) throw new PublicKeyError(`has an alg that is ${shown(alg)}; an Ed25519 JWK has alg "EdDSA" or "Ed25519", or none`);
+  if (alg !== undefined && !ALGORITHMS.includes(alg as string))
+    throw new PublicKeyError(`has an alg that is ${shown(alg)}; an Ed25519 JWK has alg "EdDSA" or "Ed25519", or none`);
   const use = member(jwk, 'use');
   if (use !== undefined && use !== 'sig') throw new PublicKeyError(`has a use that is ${shown(use)}; a signature key has use "sig", or none`);
   const ops = member(jwk, 'key_ops');

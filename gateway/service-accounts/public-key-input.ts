@@ -29,7 +29,8 @@ function privateKeyKind(text: string): string | undefined {
 function parseText(text: string): SshEd25519Key {
   if (text.startsWith('{')) return parseJwkText(text);
   if (text.startsWith('-----BEGIN ')) return parsePemPublicKey(text);
-  if (text.startsWith('---- BEGIN SSH2 PUBLIC KEY ----')) throw new PublicKeyError('is an RFC 4716 SSH2 public key; convert it to a line with ssh-keygen -i -f FILE');
+  if (text.startsWith('---- BEGIN SSH2 PUBLIC KEY ----'))
+    throw new PublicKeyError('is an RFC 4716 SSH2 public key; convert it to a line with ssh-keygen -i -f FILE');
   if (/^(ssh-|ecdsa-|sk-)/.test(text)) return parseSshEd25519PublicKey(text);
   throw new PublicKeyError(`is not a public key in a form the gateway reads; give ${ACCEPTED_PUBLIC_KEY_FORMS}`);
 }

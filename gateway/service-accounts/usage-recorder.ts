@@ -31,7 +31,11 @@ export class UsageRecorder {
 
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
-    const uses: ServiceAccountUse[] = [...this.pending].map(([accessId, use]) => ({ accessId, at: new Date(use.at).toISOString(), ip: use.address?.toString() ?? 'unknown' }));
+    const uses: ServiceAccountUse[] = [...this.pending].map(([accessId, use]) => ({
+      accessId,
+      at: new Date(use.at).toISOString(),
+      ip: use.address?.toString() ?? 'unknown',
+    }));
     this.pending = new Map();
     await this.store.recordServiceAccountUse(uses);
   }

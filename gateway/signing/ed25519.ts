@@ -21,7 +21,9 @@ const libsodium = sodium;
 
 /** Every equation available here, the one verifyEd25519 uses first. */
 export const ED25519_EQUATIONS: Readonly<Partial<Record<'libsodium' | 'openssl', Ed25519Equation>>> & { openssl: Ed25519Equation } = {
-  ...(libsodium ? { libsodium: (message: Uint8Array, signature: Uint8Array, raw: Uint8Array) => libsodium.crypto_sign_verify_detached(signature, message, raw) } : {}),
+  ...(libsodium
+    ? { libsodium: (message: Uint8Array, signature: Uint8Array, raw: Uint8Array) => libsodium.crypto_sign_verify_detached(signature, message, raw) }
+    : {}),
   openssl: (message, signature, raw, key) => verify(null, message, key ?? ed25519PublicKey(raw), signature),
 };
 

@@ -1,6 +1,11 @@
 // Parameters as the RFC 8941 parser (structured-headers) returns them, in the client package's
 // types, so the verifier serialises the "@signature-params" line with the signer's own code.
-import { DisplayString as ParsedDisplayString, Token as ParsedToken, type BareItem as ParsedBareItem, type Parameters as ParsedParameters } from 'structured-headers';
+import {
+  DisplayString as ParsedDisplayString,
+  Token as ParsedToken,
+  type BareItem as ParsedBareItem,
+  type Parameters as ParsedParameters,
+} from 'structured-headers';
 import { DisplayString, Token, type BareItem, type Parameters } from '@access-gateway/signing/structured-fields';
 
 export function fromParsedItem(value: ParsedBareItem): BareItem {

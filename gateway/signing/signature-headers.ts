@@ -74,7 +74,11 @@ export class SignatureHeaders {
 
   /** The only signature in the message. */
   single(): ReceivedSignature {
-    if (this.entries.length !== 1) throw new SignatureError(this.entries.length === 0 ? 'not_found' : 'ambiguous', 'Name the label or keyid: the message does not carry exactly one signature.');
+    if (this.entries.length !== 1)
+      throw new SignatureError(
+        this.entries.length === 0 ? 'not_found' : 'ambiguous',
+        'Name the label or keyid: the message does not carry exactly one signature.',
+      );
     return this.entries[0]!.read();
   }
 }

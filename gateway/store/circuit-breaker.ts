@@ -9,9 +9,7 @@
 import { NodeUnavailableError } from './node-unavailable-error.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
-export type BreakerEvent =
-  | { kind: 'down'; reason: string; first: boolean }
-  | { kind: 'up'; outageMs: number; first: boolean };
+export type BreakerEvent = { kind: 'down'; reason: string; first: boolean } | { kind: 'up'; outageMs: number; first: boolean };
 
 export interface BreakerOptions {
   /** One round trip to the store, bounded by its command timeout. */

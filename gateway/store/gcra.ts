@@ -36,7 +36,11 @@ export function spacingOf(rule: RateQuota): GcraSpacing {
 }
 
 /** What one request does to a stored TAT (undefined: none stored or lapsed). newTatUs is set only when allowed. */
-export function gcraStep(storedTatUs: number | undefined, nowUs: number, { intervalUs, spanUs }: GcraSpacing): { decision: RateLimitDecision; newTatUs?: number } {
+export function gcraStep(
+  storedTatUs: number | undefined,
+  nowUs: number,
+  { intervalUs, spanUs }: GcraSpacing,
+): { decision: RateLimitDecision; newTatUs?: number } {
   const tat = Math.max(storedTatUs ?? nowUs, nowUs);
   const newTat = tat + intervalUs;
   if (newTat - nowUs > spanUs) return { decision: decisionOf(false, 0, newTat - spanUs - nowUs, tat - nowUs) };

@@ -18,7 +18,8 @@ export function guardStore(inner: CredentialStore, breaker: StoreBreaker, timing
   return new Proxy(inner, {
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function' || UNGUARDED.has(property)) return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function' || UNGUARDED.has(property))
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       let guarded = wrapped.get(value);
       if (!guarded) {
         const method = value as (...args: unknown[]) => Promise<unknown>;

@@ -127,7 +127,9 @@ class IndexRepair {
   private async listClients(clientIds: string[]): Promise<void> {
     this.report.clients.records += clientIds.length;
     const scores = await Promise.all(clientIds.map((id) => this.redis.zscore(this.keys.clientIndex, id)));
-    const added = await Promise.all(clientIds.filter((_id, i) => scores[i] === null).map((id) => this.addEntry(this.keys.clientIndex, id, this.keys.client(id))));
+    const added = await Promise.all(
+      clientIds.filter((_id, i) => scores[i] === null).map((id) => this.addEntry(this.keys.clientIndex, id, this.keys.client(id))),
+    );
     this.report.clients.indexAdded += added.filter(Boolean).length;
   }
 
@@ -144,7 +146,8 @@ class IndexRepair {
           if ((await this.redis.exists(recordKey)) === 1) this.report.serviceAccounts.pointersAdded++;
           else await this.redis.eval(DELETE_IF_EQUALS, 1, pointer, accessId);
         }
-        if ((await this.redis.zscore(this.keys.accountIndex, id)) === null && (await this.addEntry(this.keys.accountIndex, id, recordKey))) this.report.serviceAccounts.indexAdded++;
+        if ((await this.redis.zscore(this.keys.accountIndex, id)) === null && (await this.addEntry(this.keys.accountIndex, id, recordKey)))
+          this.report.serviceAccounts.indexAdded++;
       }),
     );
   }

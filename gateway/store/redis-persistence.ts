@@ -33,6 +33,12 @@ export async function readPersistence(redis: CommandRunner): Promise<Persistence
     return { source: 'info', appendonly: aof === undefined ? undefined : aof === '1', appendfsync: undefined, save: undefined };
   } catch (error) {
     if (!isReply(error)) throw new StoreUnavailableError(error);
-    return { source: 'unknown', appendonly: undefined, appendfsync: undefined, save: undefined, refusal: `CONFIG: ${configRefusal}; INFO: ${(error as Error).message}` };
+    return {
+      source: 'unknown',
+      appendonly: undefined,
+      appendfsync: undefined,
+      save: undefined,
+      refusal: `CONFIG: ${configRefusal}; INFO: ${(error as Error).message}`,
+    };
   }
 }

@@ -17,10 +17,30 @@ export const DEADLINE_MARGIN_MS = 100;
 
 /** Commands whose first argument is their (first) key; every key of one command shares a slot. */
 const KEY_FIRST = new Set([
-  'get', 'set', 'del', 'exists', 'mget', 'pttl', 'expire', 'incr',
-  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hexists', 'hscan',
-  'zadd', 'zrem', 'zrange', 'zrangebylex', 'zscore', 'zcard',
-  'consumeNonce', 'consumeNonceNamingMaster', 'recordUse',
+  'get',
+  'set',
+  'del',
+  'exists',
+  'mget',
+  'pttl',
+  'expire',
+  'incr',
+  'hget',
+  'hmget',
+  'hset',
+  'hsetnx',
+  'hdel',
+  'hexists',
+  'hscan',
+  'zadd',
+  'zrem',
+  'zrange',
+  'zrangebylex',
+  'zscore',
+  'zcard',
+  'consumeNonce',
+  'consumeNonceNamingMaster',
+  'recordUse',
 ]);
 /** Scripts: the key count, then the keys (EVAL script numkeys key..., EVALSHA sha numkeys key...). */
 const SCRIPTS = new Set(['eval', 'evalsha']);
@@ -29,7 +49,17 @@ const COUNT_FIRST = new Set(['reserveFailureAttempt', 'releaseFailureAttempt']);
 
 /** The key that decides where a command goes; undefined for a command this module does not route. */
 export function routingKeyOf(command: string, args: readonly unknown[]): string | undefined {
-  const key = KEY_FIRST.has(command) ? args[0] : SCRIPTS.has(command) ? (Number(args[1]) > 0 ? args[2] : undefined) : COUNT_FIRST.has(command) ? (Number(args[0]) > 0 ? args[1] : undefined) : undefined;
+  const key = KEY_FIRST.has(command)
+    ? args[0]
+    : SCRIPTS.has(command)
+      ? Number(args[1]) > 0
+        ? args[2]
+        : undefined
+      : COUNT_FIRST.has(command)
+        ? Number(args[0]) > 0
+          ? args[1]
+          : undefined
+        : undefined;
   if (Array.isArray(key)) return typeof key[0] === 'string' ? key[0] : undefined;
   return typeof key === 'string' ? key : undefined;
 }

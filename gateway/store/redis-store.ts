@@ -46,10 +46,20 @@ export class RedisCredentialStore extends PortedStore implements CredentialStore
 
   // Lifecycle (redis/connection.ts); every other method goes to its port's adapter (ported-store.ts, redis/).
   /** Connects and brings the keys to the current layout; an old layout on a Cluster is refused (OldLayoutOnClusterError). */
-  connect(): Promise<void> { return this.connection.connect(); }
+  connect(): Promise<void> {
+    return this.connection.connect();
+  }
   /** On a Cluster: some master answers (a lost one fails only its own keys; see nodes). */
-  ping(): Promise<void> { return this.connection.ping(); }
-  close(): Promise<void> { return this.connection.close(); }
-  repairIndexes(options?: RepairOptions): Promise<RepairReport> { return this.connection.repairIndexes(options); }
-  persistence(): Promise<PersistenceReport> { return this.connection.persistence(); }
+  ping(): Promise<void> {
+    return this.connection.ping();
+  }
+  close(): Promise<void> {
+    return this.connection.close();
+  }
+  repairIndexes(options?: RepairOptions): Promise<RepairReport> {
+    return this.connection.repairIndexes(options);
+  }
+  persistence(): Promise<PersistenceReport> {
+    return this.connection.persistence();
+  }
 }

@@ -9,7 +9,8 @@ import { startTestGateway } from '../helpers/gateway.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 import { adminInject, createServiceAccount, signedInject } from '../helpers/signing.js';
 
-const ALLOWED = 'account_id: may contain only visible ASCII characters and inner spaces (no line breaks, control or non-ASCII characters, no leading or trailing space): it is sent upstream as the x-gateway-account-id header';
+const ALLOWED =
+  'account_id: may contain only visible ASCII characters and inner spaces (no line breaks, control or non-ASCII characters, no leading or trailing space): it is sent upstream as the x-gateway-account-id header';
 
 const REFUSED: [unknown, string][] = [
   ['a\r\nb', ALLOWED],

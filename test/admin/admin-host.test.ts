@@ -19,7 +19,15 @@ t.test('the admin listener checks Host before anything else', async (t) => {
       t.same(Object.keys(body).sort(), ['error', 'message', 'request_id']);
     }
   }
-  for (const host of ['127.0.0.1', `127.0.0.1:${adminPort}`, `[::1]:${adminPort}`, 'localhost', `LOCALHOST:${adminPort}`, 'gateway-admin.internal', '10.1.2.3:8081']) {
+  for (const host of [
+    '127.0.0.1',
+    `127.0.0.1:${adminPort}`,
+    `[::1]:${adminPort}`,
+    'localhost',
+    `LOCALHOST:${adminPort}`,
+    'gateway-admin.internal',
+    '10.1.2.3:8081',
+  ]) {
     const response = await hostOnly(adminPort, '/healthz', host);
     t.equal(response.status, 200, `${host}: ${response.body}`);
   }
@@ -28,7 +36,10 @@ t.test('the admin listener checks Host before anything else', async (t) => {
 
 t.test('an invalid admin host name in the settings stops the start, naming the setting', async (t) => {
   const { settingsFrom } = await import('../../gateway/config/settings.js');
-  t.throws(() => settingsFrom({ admin_hostnames: ['http://admin.example'] }), /admin_hostnames \(config\) \/ GATEWAY_ADMIN_HOSTNAMES: "http:\/\/admin.example" is not a host name/);
+  t.throws(
+    () => settingsFrom({ admin_hostnames: ['http://admin.example'] }),
+    /admin_hostnames \(config\) \/ GATEWAY_ADMIN_HOSTNAMES: "http:\/\/admin.example" is not a host name/,
+  );
   t.throws(() => settingsFrom({}, { GATEWAY_ADMIN_HOSTNAMES: 'admin.example:8081' }), /GATEWAY_ADMIN_HOSTNAMES: "admin.example:8081" is not a host name/);
   t.same(settingsFrom({}, { GATEWAY_ADMIN_HOSTNAMES: 'Admin.Example, ops.internal' }).adminHostnames, ['admin.example', 'ops.internal']);
 });

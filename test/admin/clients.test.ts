@@ -29,7 +29,14 @@ t.test('create: 201 with the secret, once', async (t) => {
   t.ok(Buffer.from(created.client_secret as string, 'base64url').length >= 32, 'the secret carries at least 256 bits');
   t.ok(!Number.isNaN(Date.parse(created.created_at as string)));
 
-  const expected = { client_id: created.client_id, name: 'Reports', scopes: ['sales', 'stats'], account_id: 'acct-1', resource_server: false, created_at: created.created_at };
+  const expected = {
+    client_id: created.client_id,
+    name: 'Reports',
+    scopes: ['sales', 'stats'],
+    account_id: 'acct-1',
+    resource_server: false,
+    created_at: created.created_at,
+  };
   const list = await admin(tg, 'GET', '/admin/v1/clients');
   t.equal(list.statusCode, 200);
   t.same(list.json(), { clients: [expected], next_cursor: null }, 'the list never shows the secret');
@@ -48,7 +55,15 @@ t.test('create: 201 with the secret, once', async (t) => {
   t.equal(server.json().resource_server, true);
   t.equal((await admin(tg, 'GET', `/admin/v1/clients/${server.json().client_id}`)).json().resource_server, true, 'show');
   const listed = (await admin(tg, 'GET', '/admin/v1/clients')).json().clients as Array<{ name: string; resource_server: boolean }>;
-  t.same(listed.map((c) => [c.name, c.resource_server]).sort(), [['Reports', false], ['bare', false], ['orders API', true]], 'list');
+  t.same(
+    listed.map((c) => [c.name, c.resource_server]).sort(),
+    [
+      ['Reports', false],
+      ['bare', false],
+      ['orders API', true],
+    ],
+    'list',
+  );
   const explicit = await admin(tg, 'POST', '/admin/v1/clients', { name: 'plain', scopes: ['sales'], resource_server: false });
   t.equal(explicit.json().resource_server, false);
 });
@@ -110,7 +125,10 @@ t.test('show and delete; unknown ids get 404 not_found', async (t) => {
     t.equal(response.statusCode, 404, `${method} ${url}`);
     t.same(response.json(), { error: 'not_found', message: 'No client with that client_id.', request_id: response.json().request_id });
   }
-  t.same((await admin(tg, 'GET', '/admin/v1/clients')).json().clients.map((c: { client_id: string }) => c.client_id), [kept.client_id]);
+  t.same(
+    (await admin(tg, 'GET', '/admin/v1/clients')).json().clients.map((c: { client_id: string }) => c.client_id),
+    [kept.client_id],
+  );
   const unknownPath = await admin(tg, 'GET', '/admin/v1/nothing');
   t.equal(unknownPath.statusCode, 404);
 });

@@ -25,10 +25,34 @@ async function bodyRoutes(tg: TestGateway): Promise<BodyRoute[]> {
   const { account } = await createServiceAccount(tg);
   return [
     { name: 'create client', method: 'POST', url: '/admin/v1/clients', body: (deep) => `{"name":"x","scopes":${deep}}`, field: 'scopes' },
-    { name: 'create service account', method: 'POST', url: '/admin/v1/service-accounts', body: (deep) => `{"description":"x","public_key":${deep},"permissions":["view_balance"]}`, field: 'public_key' },
-    { name: 'create service account (permissions)', method: 'POST', url: '/admin/v1/service-accounts', body: (deep) => `{"description":"x","public_key":"k","permissions":${deep}}`, field: 'permissions' },
-    { name: 'roll client secret', method: 'POST', url: `/admin/v1/clients/${client.client_id}/secret`, body: (deep) => `{"grace_seconds":${deep}}`, field: 'grace_seconds' },
-    { name: 'add service account key', method: 'POST', url: `/admin/v1/service-accounts/${account.id}/keys`, body: (deep) => `{"public_key":${deep}}`, field: 'public_key' },
+    {
+      name: 'create service account',
+      method: 'POST',
+      url: '/admin/v1/service-accounts',
+      body: (deep) => `{"description":"x","public_key":${deep},"permissions":["view_balance"]}`,
+      field: 'public_key',
+    },
+    {
+      name: 'create service account (permissions)',
+      method: 'POST',
+      url: '/admin/v1/service-accounts',
+      body: (deep) => `{"description":"x","public_key":"k","permissions":${deep}}`,
+      field: 'permissions',
+    },
+    {
+      name: 'roll client secret',
+      method: 'POST',
+      url: `/admin/v1/clients/${client.client_id}/secret`,
+      body: (deep) => `{"grace_seconds":${deep}}`,
+      field: 'grace_seconds',
+    },
+    {
+      name: 'add service account key',
+      method: 'POST',
+      url: `/admin/v1/service-accounts/${account.id}/keys`,
+      body: (deep) => `{"public_key":${deep}}`,
+      field: 'public_key',
+    },
     // No PATCH or PUT route exists; a DELETE (no body schema) still parses a JSON body it is sent.
     { name: 'delete client', method: 'DELETE', url: `/admin/v1/clients/${client.client_id}`, body: (deep) => `{"reason":${deep}}`, field: 'reason' },
   ];
@@ -82,7 +106,8 @@ t.test('100,000 levels under a large body limit: the same 400, in bounded time',
 
 t.test('32 levels are read and checked as usual; 33 are refused as too deep', async (t) => {
   const tg = await startTestGateway(t, { store: 'embedded' });
-  const post = (scopes: string) => adminInject(tg, { method: 'POST', url: '/admin/v1/clients', payload: `{"name":"x","scopes":${scopes}}`, headers: { 'content-type': 'application/json' } });
+  const post = (scopes: string) =>
+    adminInject(tg, { method: 'POST', url: '/admin/v1/clients', payload: `{"name":"x","scopes":${scopes}}`, headers: { 'content-type': 'application/json' } });
   // The body is level 1, scopes level 2, its entry 30 lists deep: 32 in all, shown cut short.
   const atLimit = await post(deepJson(31, 'lists'));
   t.equal(atLimit.statusCode, 400);
@@ -95,7 +120,11 @@ t.test('32 levels are read and checked as usual; 33 are refused as too deep', as
     t.equal(over.json().message, tooDeepMessage('scopes'), `33 levels of ${nesting}`);
   }
   const key = sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey, 'k');
-  const fine = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: 'x', public_key: key, permissions: ['view_balance'], allowed_ips: ['10.0.0.1'] } });
+  const fine = await adminInject(tg, {
+    method: 'POST',
+    url: '/admin/v1/service-accounts',
+    payload: { description: 'x', public_key: key, permissions: ['view_balance'], allowed_ips: ['10.0.0.1'] },
+  });
   t.equal(fine.statusCode, 201, 'an ordinary body is accepted');
 });
 

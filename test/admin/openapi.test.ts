@@ -76,9 +76,16 @@ t.test('every admin API route is documented with its schemas, under the admin se
   const tg = await startTestGateway(t, { store: 'embedded' });
   const doc = await documentOf(tg);
   const adminServer = `http://${tg.settings.adminHost}:${tg.settings.adminPort}`;
-  t.same(doc.servers.map((s) => s.url), [tg.settings.issuer, adminServer], 'both listeners are servers of the document');
+  t.same(
+    doc.servers.map((s) => s.url),
+    [tg.settings.issuer, adminServer],
+    'both listeners are servers of the document',
+  );
 
-  const documented = operationsOf(doc).filter((o) => o.path.startsWith('/admin/v1/')).map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
+  const documented = operationsOf(doc)
+    .filter((o) => o.path.startsWith('/admin/v1/'))
+    .map((o) => `${o.method.toUpperCase()} ${o.path}`)
+    .sort();
   t.same(documented, registeredRoutes(tg.gateway.adminApp, '/admin/v1/'), 'the admin API routes, no more and no fewer');
 
   for (const { path, method, operation } of operationsOf(doc)) {
@@ -87,7 +94,12 @@ t.test('every admin API route is documented with its schemas, under the admin se
     if (path.startsWith('/admin/')) {
       t.same(servers, [adminServer], `${name}: the admin listener's server`);
       t.same(operation.security, [{ adminToken: [] }], `${name}: needs the admin token`);
-      for (const status of ['401', '403', '503']) t.same(operation.responses[status]?.content?.['application/json']?.schema, { $ref: '#/components/schemas/Error' }, `${name}: ${status} is the error body`);
+      for (const status of ['401', '403', '503'])
+        t.same(
+          operation.responses[status]?.content?.['application/json']?.schema,
+          { $ref: '#/components/schemas/Error' },
+          `${name}: ${status} is the error body`,
+        );
     } else {
       t.same(servers, [tg.settings.issuer], `${name}: the public listener's server`);
     }
@@ -104,8 +116,17 @@ t.test('every admin API route is documented with its schemas, under the admin se
     }
   }
   t.equal(doc.paths['/admin/v1/clients/{client_id}/secret']!.post!.requestBody!.required, false, 'the secret roll body may be left out');
-  const lists = ['/admin/v1/clients', '/admin/v1/service-accounts'].map((path) => (doc.paths[path]!.get as unknown as { parameters: Array<{ name: string; in: string }> }).parameters.map((p) => `${p.in}:${p.name}`));
-  t.same(lists, [['query:limit', 'query:cursor'], ['query:limit', 'query:cursor', 'query:access_id']], 'list queries are documented');
+  const lists = ['/admin/v1/clients', '/admin/v1/service-accounts'].map((path) =>
+    (doc.paths[path]!.get as unknown as { parameters: Array<{ name: string; in: string }> }).parameters.map((p) => `${p.in}:${p.name}`),
+  );
+  t.same(
+    lists,
+    [
+      ['query:limit', 'query:cursor'],
+      ['query:limit', 'query:cursor', 'query:access_id'],
+    ],
+    'list queries are documented',
+  );
 });
 
 t.test('every documented operation exists, on the listener the document names', async (t) => {
@@ -126,7 +147,21 @@ t.test('answers keep every field of the views (their schemas drop nothing) and n
   const tg = await startTestGateway(t, { store: 'embedded' });
   const doc = await documentOf(tg);
   const sa = await createServiceAccount(tg, { account_id: 'acct-1', expires_at: '2099-01-01T00:00:00Z', allowed_ips: ['10.0.0.0/8'] });
-  const viewFields = ['access_id_hint', 'account_id', 'allowed_ips', 'created_at', 'description', 'expires_at', 'fingerprint', 'id', 'last_used_at', 'last_used_ip', 'permissions', 'public_key', 'public_keys'];
+  const viewFields = [
+    'access_id_hint',
+    'account_id',
+    'allowed_ips',
+    'created_at',
+    'description',
+    'expires_at',
+    'fingerprint',
+    'id',
+    'last_used_at',
+    'last_used_ip',
+    'permissions',
+    'public_key',
+    'public_keys',
+  ];
   t.same(Object.keys(sa.account).sort(), [...viewFields, 'access_id'].sort(), 'creation: the view and the full Access ID');
   const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${sa.account.id}` })).json();
   t.same(Object.keys(shown).sort(), viewFields, 'show');
@@ -134,12 +169,19 @@ t.test('answers keep every field of the views (their schemas drop nothing) and n
   t.same([shown.account_id, shown.expires_at, shown.allowed_ips], ['acct-1', '2099-01-01T00:00:00.000Z', ['10.0.0.0/8']]);
   const policy = (await adminInject(tg, { method: 'GET', url: '/admin/v1/policy' })).json();
   t.ok(policy.routes.length > 0);
-  t.same(Object.keys(policy.routes[0]).sort(), ['auth', 'digest', 'host', 'id', 'method', 'path', 'permissions', 'rate_limit', 'scopes', 'upstream'], 'policy routes');
+  t.same(
+    Object.keys(policy.routes[0]).sort(),
+    ['auth', 'digest', 'host', 'id', 'method', 'path', 'permissions', 'rate_limit', 'scopes', 'upstream'],
+    'policy routes',
+  );
 
   for (const { path, method, operation } of operationsOf(doc)) {
     for (const [status, answer] of Object.entries(operation.responses)) {
       const names = propertyNames(answer.content?.['application/json']?.schema);
-      t.notOk(names.some((n) => /hash|private/i.test(n)), `${method.toUpperCase()} ${path} ${status}: no hash or private field`);
+      t.notOk(
+        names.some((n) => /hash|private/i.test(n)),
+        `${method.toUpperCase()} ${path} ${status}: no hash or private field`,
+      );
     }
   }
 });

@@ -48,7 +48,9 @@ for (const store of ['redis', 'embedded'] as const) {
     // A record deleted between two pages is simply not listed; nothing breaks.
     const one = await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts?limit=5' });
     const cursor = one.json<{ next_cursor: string }>().next_cursor;
-    const notYetListed = accounts.map((a) => a.account.id).filter((id) => !one.json<{ service_accounts: Array<{ id: string }> }>().service_accounts.some((s) => s.id === id));
+    const notYetListed = accounts
+      .map((a) => a.account.id)
+      .filter((id) => !one.json<{ service_accounts: Array<{ id: string }> }>().service_accounts.some((s) => s.id === id));
     t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${notYetListed[0]}` })).statusCode, 204);
     const rest = await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts?limit=100&cursor=${encodeURIComponent(cursor)}` });
     t.equal(rest.statusCode, 200);

@@ -14,9 +14,14 @@ const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 40 
 const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 3 }), anyText);
 /** A field's value: usually of the right kind, sometimes anything at all. */
 const either = <T>(right: fc.Arbitrary<T>) => fc.oneof({ arbitrary: right, weight: 3 }, { arbitrary: anyJson, weight: 1 });
-const names = (vocabulary: readonly string[]) => fc.array(fc.oneof({ arbitrary: fc.constantFrom(...vocabulary), weight: 4 }, { arbitrary: anyJson, weight: 1 }), { maxLength: 4 });
+const names = (vocabulary: readonly string[]) =>
+  fc.array(fc.oneof({ arbitrary: fc.constantFrom(...vocabulary), weight: 4 }, { arbitrary: anyJson, weight: 1 }), { maxLength: 4 });
 const accountId = fc.oneof(fc.constant(null), fc.string({ unit: fc.constantFrom(' ', 'a', '~', '\n', '\u00e9'), minLength: 0, maxLength: 8 }));
-const strayFields = fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('client_id', 'id', 'access_id', 'secret_hash', '__proto__', 'constructor')), anyJson, { maxKeys: 2 });
+const strayFields = fc.dictionary(
+  fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('client_id', 'id', 'access_id', 'secret_hash', '__proto__', 'constructor')),
+  anyJson,
+  { maxKeys: 2 },
+);
 
 const { publicKey: ed25519, privateKey } = generateKeyPairSync('ed25519');
 const publicKeys = fc.oneof(
@@ -26,7 +31,15 @@ const publicKeys = fc.oneof(
   fc.record({ kty: either(fc.constant('OKP')), crv: either(fc.constant('Ed25519')), x: either(fc.base64String()) }, { requiredKeys: [] }),
   fc.string().map((s) => `ssh-ed25519 ${s}`),
 );
-const allowedIps = fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 40 })).map(([ip, bits]) => `${ip}/${bits}`), anyText), { maxLength: 3 });
+const allowedIps = fc.array(
+  fc.oneof(
+    fc.ipV4(),
+    fc.ipV6(),
+    fc.tuple(fc.ipV4(), fc.integer({ min: 0, max: 40 })).map(([ip, bits]) => `${ip}/${bits}`),
+    anyText,
+  ),
+  { maxLength: 3 },
+);
 const expiry = fc.oneof(
   fc.constant(null),
   fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
@@ -42,26 +55,45 @@ function bodies(valid: fc.Arbitrary<Record<string, unknown>>, body: fc.Arbitrary
 const plainText = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ]{0,30}$/);
 /** Visible ASCII with inner spaces only (account_id: no leading or trailing space). */
 const validAccountId = fc.stringMatching(/^[!-~]([ -~]{0,20}[!-~])?$/);
-const validClient = fc.record({ name: plainText, scopes: fc.subarray([...SCOPES], { minLength: 1 }), account_id: fc.option(validAccountId), resource_server: fc.boolean() }, { requiredKeys: ['name', 'scopes'] });
+const validClient = fc.record(
+  { name: plainText, scopes: fc.subarray([...SCOPES], { minLength: 1 }), account_id: fc.option(validAccountId), resource_server: fc.boolean() },
+  { requiredKeys: ['name', 'scopes'] },
+);
 const clientBodies = bodies(
   validClient,
-  fc.record({ name: either(anyText), scopes: either(names(SCOPES)), account_id: either(accountId), resource_server: either(fc.boolean()) }, { requiredKeys: [] }),
+  fc.record(
+    { name: either(anyText), scopes: either(names(SCOPES)), account_id: either(accountId), resource_server: either(fc.boolean()) },
+    { requiredKeys: [] },
+  ),
 );
 const validServiceAccount = fc.record(
   {
     description: plainText,
-    public_key: fc.constantFrom<unknown>(sshPublicKeyLine(privateKey, 'k'), ed25519.export({ format: 'jwk' }), String(ed25519.export({ format: 'pem', type: 'spki' }))),
+    public_key: fc.constantFrom<unknown>(
+      sshPublicKeyLine(privateKey, 'k'),
+      ed25519.export({ format: 'jwk' }),
+      String(ed25519.export({ format: 'pem', type: 'spki' })),
+    ),
     permissions: fc.subarray(PERMISSION_NAMES, { minLength: 1 }),
     allowed_ips: fc.array(fc.ipV4(), { minLength: 1, maxLength: 3 }),
     account_id: fc.option(validAccountId),
-    expires_at: fc.option(fc.date({ min: new Date('2100-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString())),
+    expires_at: fc.option(
+      fc.date({ min: new Date('2100-01-01T00:00:00Z'), max: new Date('2200-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString()),
+    ),
   },
   { requiredKeys: ['description', 'public_key', 'permissions'] },
 );
 const serviceAccountBodies = bodies(
   validServiceAccount,
   fc.record(
-    { description: either(anyText), public_key: either(publicKeys), permissions: either(names(PERMISSION_NAMES)), allowed_ips: either(allowedIps), account_id: either(accountId), expires_at: either(expiry) },
+    {
+      description: either(anyText),
+      public_key: either(publicKeys),
+      permissions: either(names(PERMISSION_NAMES)),
+      allowed_ips: either(allowedIps),
+      account_id: either(accountId),
+      expires_at: either(expiry),
+    },
     { requiredKeys: [] },
   ),
 );
@@ -76,7 +108,8 @@ async function answersCleanly(tg: TestGateway, url: string, body: unknown): Prom
   // Prototype-poisoning keys are refused by the JSON parser, before any schema: bad_request.
   if (answer.error === 'bad_request') return /"(__proto__|constructor)"/.test(text);
   const field = answer.field;
-  const shaped = answer.error === 'validation_error' && typeof field === 'string' && typeof answer.message === 'string' && answer.message.startsWith(`${field}: `);
+  const shaped =
+    answer.error === 'validation_error' && typeof field === 'string' && typeof answer.message === 'string' && answer.message.startsWith(`${field}: `);
   if (!shaped || Object.keys(answer).sort().join() !== 'error,field,message,request_id') throw new Error(`unexpected 400 for ${text}: ${response.body}`);
   return true;
 }
@@ -87,9 +120,16 @@ for (const [url, bodies] of [
 ] as const) {
   t.test(`POST ${url}: any JSON body gets a 201 or a 400 validation_error naming a field`, async (t) => {
     const tg = await startTestGateway(t, { store: 'embedded' });
-    await holdsAsync(t, fc.asyncProperty(bodies, (body) => answersCleanly(tg, url, body)), 300);
+    await holdsAsync(
+      t,
+      fc.asyncProperty(bodies, (body) => answersCleanly(tg, url, body)),
+      300,
+    );
     const created = (await adminInject(tg, { method: 'GET', url: `${url}?limit=1` })).json<Record<string, unknown[]>>();
-    t.ok(Object.values(created).some((v) => Array.isArray(v) && v.length > 0), 'some bodies were valid: the property saw both answers');
+    t.ok(
+      Object.values(created).some((v) => Array.isArray(v) && v.length > 0),
+      'some bodies were valid: the property saw both answers',
+    );
   });
 }
 

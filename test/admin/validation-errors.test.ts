@@ -32,7 +32,11 @@ t.test('client bodies: each schema rule names the field', async (t) => {
     [{ ...good, scopes: [true] }, 'scopes', `true is not one of: ${SCOPES}`],
     [{ ...good, scopes: {} }, 'scopes', `must be a non-empty list drawn from: ${SCOPES}`],
     [{ ...good, resource_server: 'true' }, 'resource_server', 'must be true or false'],
-    [{ ...good, account_id: 'a\u00e7' }, 'account_id', 'may contain only visible ASCII characters and inner spaces (no line breaks, control or non-ASCII characters, no leading or trailing space): it is sent upstream as the x-gateway-account-id header'],
+    [
+      { ...good, account_id: 'a\u00e7' },
+      'account_id',
+      'may contain only visible ASCII characters and inner spaces (no line breaks, control or non-ASCII characters, no leading or trailing space): it is sent upstream as the x-gateway-account-id header',
+    ],
     [{ ...good, secret_hash: 'x' }, 'secret_hash', 'is not a known field (known: name, scopes, account_id, resource_server)'],
     [{ ...good, ['a/b~c']: 1 }, 'a/b~c', 'is not a known field (known: name, scopes, account_id, resource_server)'],
     [{ ...good, ['']: 1 }, 'body', 'has a field with an empty name, which is not a known field (known: name, scopes, account_id, resource_server)'],
@@ -53,7 +57,11 @@ t.test('secret roll: grace_seconds is a whole number in range, never coerced; th
   await refused(t, tg, 'POST', url, { grace: 60 }, 'grace', 'is not a known field (known: grace_seconds)');
   await refused(t, tg, 'POST', url, [60], 'body', 'must be a JSON object or null');
   for (const payload of [undefined, null, {}, { grace_seconds: 60 }]) {
-    const response = await adminInject(tg, { method: 'POST', url, ...(payload === undefined ? {} : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }) });
+    const response = await adminInject(tg, {
+      method: 'POST',
+      url,
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }),
+    });
     t.equal(response.statusCode, 200, `${JSON.stringify(payload)}: ${response.body}`);
     t.equal(response.json().previous_secret_expires_at === null, payload?.grace_seconds === undefined, `${JSON.stringify(payload)}: grace as given`);
   }
@@ -68,14 +76,34 @@ t.test('service account bodies: schema rules, then the checks a schema cannot ma
   const more: Array<[unknown, string, string]> = [
     [{ ...good, description: 'a\ud800b' }, 'description', 'contains an unpaired surrogate'],
     [{ ...good, description: '\ud83d\ude00'.repeat(201) }, 'description', 'must be at most 200 characters (got 201)'],
-    [{ ...good, permissions: [] }, 'permissions', 'must be a non-empty list drawn from: view_balance, view_account_details, view_transactions, list_dict_keys, initiate_payment, cancel_scheduled_payments, refund_transaction'],
+    [
+      { ...good, permissions: [] },
+      'permissions',
+      'must be a non-empty list drawn from: view_balance, view_account_details, view_transactions, list_dict_keys, initiate_payment, cancel_scheduled_payments, refund_transaction',
+    ],
     [{ ...good, allowed_ips: Array.from({ length: 101 }, (_, i) => `10.0.0.${i}`) }, 'allowed_ips', 'must have at most 100 entries'],
     [{ ...good, allowed_ips: ['10.0.0.1', null] }, 'allowed_ips', 'null is not a string'],
     [{ ...good, allowed_ips: ['10.0.0.300'] }, 'allowed_ips', '"10.0.0.300" is not a valid IPv4 address (four decimal parts, no leading zeros)'],
-    [{ ...good, expires_at: '2030-02-30T00:00:00Z' }, 'expires_at', '"2030-02-30T00:00:00Z" is not a real date and time; must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)'],
-    [{ ...good, expires_at: '2030-06-30T23:59:60Z' }, 'expires_at', '"2030-06-30T23:59:60Z" is not a real date and time; must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)'],
-    [{ ...good, expires_at: '2030-01-01T00:00:00+01:00' }, 'expires_at', 'must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)'],
-    [{ ...good, public_key: ['ssh-ed25519 AAAA'] }, 'public_key', 'must be an "ssh-ed25519 <base64> [comment]" line, a PEM "-----BEGIN PUBLIC KEY-----" block, or a JWK {"kty":"OKP","crv":"Ed25519","x":"<base64url>"} (as an object or JSON text)'],
+    [
+      { ...good, expires_at: '2030-02-30T00:00:00Z' },
+      'expires_at',
+      '"2030-02-30T00:00:00Z" is not a real date and time; must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)',
+    ],
+    [
+      { ...good, expires_at: '2030-06-30T23:59:60Z' },
+      'expires_at',
+      '"2030-06-30T23:59:60Z" is not a real date and time; must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)',
+    ],
+    [
+      { ...good, expires_at: '2030-01-01T00:00:00+01:00' },
+      'expires_at',
+      'must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (or null for no expiry)',
+    ],
+    [
+      { ...good, public_key: ['ssh-ed25519 AAAA'] },
+      'public_key',
+      'must be an "ssh-ed25519 <base64> [comment]" line, a PEM "-----BEGIN PUBLIC KEY-----" block, or a JWK {"kty":"OKP","crv":"Ed25519","x":"<base64url>"} (as an object or JSON text)',
+    ],
   ];
   for (const [payload, field, message] of more) await refused(t, tg, 'POST', '/admin/v1/service-accounts', payload, field, message);
   const listed = (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json();
@@ -97,5 +125,6 @@ t.test('list queries: parameters are checked by the schema and never coerced', a
     ['/admin/v1/service-accounts?access_id=00000000-0000-4000-8000-00000000000G', 'access_id', 'must be a full Access ID (a UUID)'],
   ];
   for (const [url, field, message] of cases) await refused(t, tg, 'GET', url, undefined, field, message);
-  for (const limit of ['1', '999', '1000']) t.equal((await adminInject(tg, { method: 'GET', url: `/admin/v1/clients?limit=${limit}` })).statusCode, 200, `limit=${limit}`);
+  for (const limit of ['1', '999', '1000'])
+    t.equal((await adminInject(tg, { method: 'GET', url: `/admin/v1/clients?limit=${limit}` })).statusCode, 200, `limit=${limit}`);
 });

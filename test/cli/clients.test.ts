@@ -32,7 +32,10 @@ t.test('gatewayctl creates, lists and deletes OAuth clients and rotates keys', a
   t.equal(rotated.code, 0, rotated.stderr);
   const kids = JSON.parse(rotated.stdout) as { active_kid: string; previous_kid: string };
   const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json<{ keys: { kid: string }[] }>();
-  t.same(jwks.keys.map((k) => k.kid), [kids.active_kid, kids.previous_kid]);
+  t.same(
+    jwks.keys.map((k) => k.kid),
+    [kids.active_kid, kids.previous_kid],
+  );
 
   const deleted = await runCli(['clients', 'delete', client.client_id], env);
   t.equal(deleted.code, 0);

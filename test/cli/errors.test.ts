@@ -59,9 +59,27 @@ t.test('usage mistakes exit 2 with one line naming the fix', async (t) => {
 
 t.test('failures exit 1 with one line, never a stack trace', async (t) => {
   const { env } = await recordingAdmin(t);
-  oneLine(t, await runCli(create(['--public-key-file', '/nonexistent/key.pub']), env), 1, /cannot read --public-key-file \/nonexistent\/key\.pub: no such file/, 'missing public key file');
-  oneLine(t, await runCliProcess(['request', 'http://127.0.0.1:1/v1/balance', '--access-id', 'a', '--key', '/nonexistent/key.pem']), 1, /cannot read the key file \/nonexistent\/key\.pem: no such file/, 'missing private key file');
-  oneLine(t, await runCli(['request', 'http://127.0.0.1:1/v1/transfers', '--data-file', '/nonexistent/body.json', '--access-id', 'a', '--key', 'k']), 1, /cannot read --data-file \/nonexistent\/body\.json: no such file/, 'missing body file');
+  oneLine(
+    t,
+    await runCli(create(['--public-key-file', '/nonexistent/key.pub']), env),
+    1,
+    /cannot read --public-key-file \/nonexistent\/key\.pub: no such file/,
+    'missing public key file',
+  );
+  oneLine(
+    t,
+    await runCliProcess(['request', 'http://127.0.0.1:1/v1/balance', '--access-id', 'a', '--key', '/nonexistent/key.pem']),
+    1,
+    /cannot read the key file \/nonexistent\/key\.pem: no such file/,
+    'missing private key file',
+  );
+  oneLine(
+    t,
+    await runCli(['request', 'http://127.0.0.1:1/v1/transfers', '--data-file', '/nonexistent/body.json', '--access-id', 'a', '--key', 'k']),
+    1,
+    /cannot read --data-file \/nonexistent\/body\.json: no such file/,
+    'missing body file',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'cli-errors-'));
   oneLine(t, await runCli(['keygen', '--out', join(dir, 'missing-dir', 'key.pem')]), 1, /cannot write .*key\.pem: ENOENT/, 'unwritable key file');
 
@@ -82,7 +100,13 @@ t.test('a private key where a public key is expected is refused before anything 
   for (const file of ['pkcs8.pem', 'id_ed25519', 'private.jwk', 'private.jwks', 'rsa.pem']) {
     oneLine(t, await runCli(create(['--public-key-file', join(dir, file)]), env), 2, /is a private key; nothing was sent/, `${file} as --public-key-file`);
   }
-  oneLine(t, await runCli(create(['--public-key', readFileSync(join(dir, 'pkcs8.pem'), 'utf8')]), env), 2, /--public-key holds a private key; nothing was sent/, 'a PEM private key as --public-key');
+  oneLine(
+    t,
+    await runCli(create(['--public-key', readFileSync(join(dir, 'pkcs8.pem'), 'utf8')]), env),
+    2,
+    /--public-key holds a private key; nothing was sent/,
+    'a PEM private key as --public-key',
+  );
   t.same(received, [], 'the admin API never heard of any of them');
 });
 
@@ -104,5 +128,11 @@ t.test('public keys are sent as given: the ssh line trimmed, other forms unchang
     received.map((r) => (JSON.parse(r.body) as { public_key: string }).public_key),
     [forms['key.pub'].trim(), forms['spki.pem'], forms['public.jwk']],
   );
-  oneLine(t, await runCli(create(['--public-key', 'ssh-ed25519 AAAA', '--public-key-file', join(dir, 'key.pub')]), env), 2, /give --public-key or --public-key-file, not both/, 'both');
+  oneLine(
+    t,
+    await runCli(create(['--public-key', 'ssh-ed25519 AAAA', '--public-key-file', join(dir, 'key.pub')]), env),
+    2,
+    /give --public-key or --public-key-file, not both/,
+    'both',
+  );
 });

@@ -6,7 +6,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { buildSignatureBase, descriptor, headerFields, requestFromUrl, requiredComponents, SignatureHeaders, verifyRequestSignature } from '../../gateway/signing/index.js';
+import {
+  buildSignatureBase,
+  descriptor,
+  headerFields,
+  requestFromUrl,
+  requiredComponents,
+  SignatureHeaders,
+  verifyRequestSignature,
+} from '../../gateway/signing/index.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { listen } from '../helpers/http.js';
@@ -29,7 +37,24 @@ t.test('explain prints the base the gateway verifies, and sends nothing', async 
   const url = `${publicUrl}/v1/transfers?dry_run=1`;
   const body = '{"amount":"12.50"}';
   const created = Math.floor(Date.now() / 1000);
-  const args = ['explain', '-X', 'post', url, '-d', body, '-H', 'X-Request-Id: r-1', '--access-id', sa.account.access_id, '--key', keyFile, '--created', String(created), '--nonce', 'n-explain-1'];
+  const args = [
+    'explain',
+    '-X',
+    'post',
+    url,
+    '-d',
+    body,
+    '-H',
+    'X-Request-Id: r-1',
+    '--access-id',
+    sa.account.access_id,
+    '--key',
+    keyFile,
+    '--created',
+    String(created),
+    '--nonce',
+    'n-explain-1',
+  ];
 
   const result = await runCli([...args, '--json']);
   t.equal(result.code, 0, result.stderr);
@@ -40,10 +65,20 @@ t.test('explain prints the base the gateway verifies, and sends nothing', async 
 
   // The same request, described independently: the profile's components and parameters.
   const request = requestFromUrl('POST', url, headerFields(Object.entries(explained.headers)));
-  const expected = buildSignatureBase(request, descriptor(requiredComponents(true), { created, nonce: 'n-explain-1', alg: 'ed25519', keyid: sa.account.access_id }));
+  const expected = buildSignatureBase(
+    request,
+    descriptor(requiredComponents(true), { created, nonce: 'n-explain-1', alg: 'ed25519', keyid: sa.account.access_id }),
+  );
   t.equal(explained.base, expected, 'the printed base is buildSignatureBase of the same request');
-  t.equal(explained.base, buildSignatureBase(request, SignatureHeaders.parse(explained.headers['signature-input']!, explained.headers.signature!).single()), 'and of its Signature-Input');
-  t.same(explained.base.split('\n').map((line) => line.slice(0, line.indexOf(':'))), ['"@method"', '"@authority"', '"@path"', '"@query"', '"x-access-id"', '"content-digest"', '"@signature-params"']);
+  t.equal(
+    explained.base,
+    buildSignatureBase(request, SignatureHeaders.parse(explained.headers['signature-input']!, explained.headers.signature!).single()),
+    'and of its Signature-Input',
+  );
+  t.same(
+    explained.base.split('\n').map((line) => line.slice(0, line.indexOf(':'))),
+    ['"@method"', '"@authority"', '"@path"', '"@query"', '"x-access-id"', '"content-digest"', '"@signature-params"'],
+  );
   t.match(explained.base, /^"@query": \?dry_run=1$/m);
   t.equal(verifyRequestSignature(request, { publicKey: createPublicKey(sa.privateKey) }).base, explained.base, 'the signature verifies over that base');
 
@@ -57,7 +92,10 @@ t.test('explain prints the base the gateway verifies, and sends nothing', async 
   t.equal(text.code, 0, text.stderr);
   t.match(text.stdout, `POST ${url} (not sent)`);
   t.ok(text.stdout.includes(`\n${explained.base}\n`), 'the base, verbatim');
-  t.match(text.stdout, /^signature-input: sig1=\("@method" "@authority" "@path" "@query" "x-access-id" "content-digest"\);created=\d+;nonce="n-explain-1";alg="ed25519";keyid="/m);
+  t.match(
+    text.stdout,
+    /^signature-input: sig1=\("@method" "@authority" "@path" "@query" "x-access-id" "content-digest"\);created=\d+;nonce="n-explain-1";alg="ed25519";keyid="/m,
+  );
   t.equal(tg.upstreams.banking.received.length, 1, 'explain itself never sent anything');
 
   // Like request, it reads GATEWAY_ACCESS_ID and GATEWAY_PRIVATE_KEY_FILE, and takes a body without one.

@@ -31,7 +31,8 @@ t.test('each command answers --help and -h with its usage and every option descr
         t.ok(flat(out).includes(flat(spec.description)), `${name} describes --${option}`);
         if (spec.short) t.ok(out.includes(`-${spec.short}, --${option}`), `${name} shows -${spec.short}`);
       }
-      for (const argument of command.arguments ?? []) t.ok(flat(out).includes(`${argument.name} ${flat(argument.description)}`), `${name} describes ${argument.name}`);
+      for (const argument of command.arguments ?? [])
+        t.ok(flat(out).includes(`${argument.name} ${flat(argument.description)}`), `${name} describes ${argument.name}`);
       t.match(out, /-h, --help\s+show this help/);
     }
   }
@@ -39,11 +40,16 @@ t.test('each command answers --help and -h with its usage and every option descr
 
 t.test('each group and the program answer --help, -h and help', async (t) => {
   for (const group of Object.keys(GROUPS)) {
-    for (const args of [[group, '--help'], [group, '-h'], ['help', group]]) {
+    for (const args of [
+      [group, '--help'],
+      [group, '-h'],
+      ['help', group],
+    ]) {
       const { code, out } = await help(args);
       t.equal(code, 0, args.join(' '));
       t.match(out, `Usage: gatewayctl ${group}`);
-      for (const command of COMMANDS.filter((c) => c.group === group)) t.match(out, new RegExp(`^  ${command.name}\\b`, 'm'), `${args.join(' ')} lists ${command.name}`);
+      for (const command of COMMANDS.filter((c) => c.group === group))
+        t.match(out, new RegExp(`^  ${command.name}\\b`, 'm'), `${args.join(' ')} lists ${command.name}`);
     }
   }
   for (const args of [[], ['-h'], ['--help'], ['help']]) {

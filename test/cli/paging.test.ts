@@ -15,7 +15,11 @@ t.test('list pages through everything; find looks up one Access ID', async (t) =
 
   const listed = await runCli(['service-accounts', 'list', '--page-size', '2', '--json'], env);
   t.equal(listed.code, 0, listed.stderr);
-  t.same((JSON.parse(listed.stdout) as Array<{ id: string }>).map((a) => a.id).sort(), accounts.map((a) => a.account.id).sort(), 'all five, over three pages of two');
+  t.same(
+    (JSON.parse(listed.stdout) as Array<{ id: string }>).map((a) => a.id).sort(),
+    accounts.map((a) => a.account.id).sort(),
+    'all five, over three pages of two',
+  );
   const table = await runCli(['clients', 'list', '--page-size', '1'], env);
   t.equal(table.code, 0, table.stderr);
   for (const client of clients) t.match(table.stdout, client.client_id);

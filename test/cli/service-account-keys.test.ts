@@ -23,12 +23,41 @@ t.test('gatewayctl: create --expires-at, keys add, keys remove', async (t) => {
   writeFileSync(join(dir, 'new.pub'), `${sshPublicKeyLine(newKey, 'new')}\n`);
   writeFileSync(join(dir, 'new.pem'), newKey.export({ type: 'pkcs8', format: 'pem' }));
 
-  const badExpiry = await runCli(['service-accounts', 'create', '--description', 'x', '--public-key-file', join(dir, 'old.pub'), '--permissions', 'view_balance', '--expires-at', '2020-01-01T00:00:00Z'], env);
+  const badExpiry = await runCli(
+    [
+      'service-accounts',
+      'create',
+      '--description',
+      'x',
+      '--public-key-file',
+      join(dir, 'old.pub'),
+      '--permissions',
+      'view_balance',
+      '--expires-at',
+      '2020-01-01T00:00:00Z',
+    ],
+    env,
+  );
   t.equal(badExpiry.code, 1);
   t.match(badExpiry.stderr, /400 validation_error: expires_at: must be in the future/);
 
   const expiresAt = '2099-06-30T12:00:00Z';
-  const created = await runCli(['service-accounts', 'create', '--description', 'rotating', '--public-key-file', join(dir, 'old.pub'), '--permissions', 'view_balance', '--expires-at', expiresAt, '--json'], env);
+  const created = await runCli(
+    [
+      'service-accounts',
+      'create',
+      '--description',
+      'rotating',
+      '--public-key-file',
+      join(dir, 'old.pub'),
+      '--permissions',
+      'view_balance',
+      '--expires-at',
+      expiresAt,
+      '--json',
+    ],
+    env,
+  );
   t.equal(created.code, 0, created.stderr);
   const account = JSON.parse(created.stdout) as Account;
   t.equal(account.expires_at, '2099-06-30T12:00:00.000Z');
@@ -38,7 +67,11 @@ t.test('gatewayctl: create --expires-at, keys add, keys remove', async (t) => {
   const privateRefused = await runCli(['service-accounts', 'keys', 'add', account.id, '--public-key-file', join(dir, 'new.pem')], env);
   t.equal(privateRefused.code, 2);
   t.match(privateRefused.stderr, /new\.pem is a private key; nothing was sent/);
-  t.equal(((await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` })).json<Account>()).public_keys.length, 1, 'nothing was sent');
+  t.equal(
+    (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${account.id}` })).json<Account>().public_keys.length,
+    1,
+    'nothing was sent',
+  );
 
   const added = await runCli(['service-accounts', 'keys', 'add', account.id, '--public-key-file', join(dir, 'new.pub')], env);
   t.equal(added.code, 0, added.stderr);
@@ -59,7 +92,10 @@ t.test('gatewayctl: create --expires-at, keys add, keys remove', async (t) => {
   const removed = await runCli(['service-accounts', 'keys', 'remove', account.id, account.fingerprint, '--json'], env);
   t.equal(removed.code, 0, removed.stderr);
   const after = JSON.parse(removed.stdout) as Account;
-  t.same(after.public_keys.map((k) => k.fingerprint), [both.public_keys[1]!.fingerprint]);
+  t.same(
+    after.public_keys.map((k) => k.fingerprint),
+    [both.public_keys[1]!.fingerprint],
+  );
   t.equal((await signedInject(tg, signer(oldKey), { method: 'GET', url: '/v1/balance' })).json().error, 'signature_invalid', 'the removed key is refused');
   t.equal((await signedInject(tg, signer(newKey), { method: 'GET', url: '/v1/balance' })).statusCode, 200);
 

@@ -30,7 +30,10 @@ t.test('gatewayctl keys list, rotate and retire', async (t) => {
   const refused = await tg.gateway.publicApp.inject({ url: '/v1/sales', headers: { authorization: `Bearer ${stolen}` } });
   t.equal(refused.statusCode, 401, 'the token of the retired key is refused');
   const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json<{ keys: Array<{ kid: string }> }>();
-  t.same(jwks.keys.map((k) => k.kid), [activeKid]);
+  t.same(
+    jwks.keys.map((k) => k.kid),
+    [activeKid],
+  );
 
   const again = await runCli(['keys', 'retire', stolenKid, '--json'], env);
   t.equal(again.code, 0, again.stderr);
@@ -40,11 +43,20 @@ t.test('gatewayctl keys list, rotate and retire', async (t) => {
 
   const listedAfter = await runCli(['keys', 'list', '--json'], env);
   t.equal(listedAfter.code, 0, listedAfter.stderr);
-  t.same((JSON.parse(listedAfter.stdout) as Array<{ kid: string; state: string }>).map((k) => [k.kid, k.state]), [[activeKid, 'active'], [stolenKid, 'retired']]);
+  t.same(
+    (JSON.parse(listedAfter.stdout) as Array<{ kid: string; state: string }>).map((k) => [k.kid, k.state]),
+    [
+      [activeKid, 'active'],
+      [stolenKid, 'retired'],
+    ],
+  );
 
   const active = await runCli(['keys', 'retire', activeKid], env);
   t.equal(active.code, 1);
-  t.equal(active.stderr, `gatewayctl: 409 signing_key_active: ${activeKid} is the active signing key: rotate first (POST /admin/v1/signing-keys/rotate, gatewayctl keys rotate), then retire it.\n`);
+  t.equal(
+    active.stderr,
+    `gatewayctl: 409 signing_key_active: ${activeKid} is the active signing key: rotate first (POST /admin/v1/signing-keys/rotate, gatewayctl keys rotate), then retire it.\n`,
+  );
 
   const unknown = await runCli(['keys', 'retire', randomUUID()], env);
   t.equal(unknown.code, 1);
@@ -52,7 +64,10 @@ t.test('gatewayctl keys list, rotate and retire', async (t) => {
 
   const malformed = await runCli(['keys', 'retire', 'key-1'], env);
   t.equal(malformed.code, 1);
-  t.equal(malformed.stderr, 'gatewayctl: 400 validation_error: kid: must be the kid of a signing key: a lower-case UUID, as GET /admin/v1/signing-keys lists it\n');
+  t.equal(
+    malformed.stderr,
+    'gatewayctl: 400 validation_error: kid: must be the kid of a signing key: a lower-case UUID, as GET /admin/v1/signing-keys lists it\n',
+  );
 
   const missing = await runCli(['keys', 'retire'], env);
   t.equal(missing.code, 2, 'a missing KID is a mistake in the command line');

@@ -28,7 +28,10 @@ t.test('unlisted accounts: shown and deleted by id or Access ID, listed again by
   t.equal((await balance(byAccessId)).statusCode, 200);
 
   await redis.del(keys.accountIndex, keys.accessIdsById, keys.clientIndex);
-  const list = async () => (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json<{ service_accounts: { id: string }[] }>().service_accounts.map((a) => a.id);
+  const list = async () =>
+    (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' }))
+      .json<{ service_accounts: { id: string }[] }>()
+      .service_accounts.map((a) => a.id);
   t.same(await list(), [], 'no list shows them');
   t.equal((await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${byId.account.id}` })).statusCode, 200, 'shown by id');
   t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${byId.account.id}` })).statusCode, 204, 'deleted by id');
@@ -46,7 +49,10 @@ t.test('unlisted accounts: shown and deleted by id or Access ID, listed again by
   t.match(deleted.stdout, /Deleted the service account behind that Access ID/);
   t.notMatch(deleted.stdout + deleted.stderr, byAccessId.account.access_id, 'the Access ID is not printed back');
   t.equal((await balance(byAccessId)).statusCode, 401, 'deleted by Access ID: its signatures fail');
-  t.ok(tg.logs.lines.some((line) => line.includes('"audit":"credential.deleted"') && line.includes(byAccessId.account.id)), 'audited with the account id');
+  t.ok(
+    tg.logs.lines.some((line) => line.includes('"audit":"credential.deleted"') && line.includes(byAccessId.account.id)),
+    'audited with the account id',
+  );
   t.notOk(tg.logs.text.includes(byAccessId.account.access_id), 'the full Access ID is never logged');
   const both = await runCli(['service-accounts', 'delete', kept.account.id, '--access-id', kept.account.access_id], env);
   t.equal(both.code, 2, 'an id and an Access ID together are refused');
@@ -55,14 +61,21 @@ t.test('unlisted accounts: shown and deleted by id or Access ID, listed again by
   t.equal(repaired.code, 0, repaired.stderr);
   const report = JSON.parse(repaired.stdout) as StoreRepairView;
   t.equal(report.store, 'redis');
-  t.same(report.service_accounts, { records: 1, listed: 1, index_added: 1, index_removed: 0, pointers_added: 0, pointers_removed: 0 }, 'the one unlisted account is listed again');
+  t.same(
+    report.service_accounts,
+    { records: 1, listed: 1, index_added: 1, index_removed: 0, pointers_added: 0, pointers_removed: 0 },
+    'the one unlisted account is listed again',
+  );
   t.same(await list(), [kept.account.id]);
   t.equal((await balance(kept)).statusCode, 200, 'and still works');
   const table = await runCli(['store', 'repair'], env);
   t.equal(table.code, 0, table.stderr);
   t.match(table.stdout, /^service accounts\s+1\s+1\s+0\s+0\s+\+0 -0$/m, 'a second run finds nothing to do');
   t.match(table.stdout, /Scanned 1 Redis server\(s\) of the redis store/);
-  t.ok(tg.logs.lines.some((line) => line.includes('"audit":"store.repaired"')), 'audited');
+  t.ok(
+    tg.logs.lines.some((line) => line.includes('"audit":"store.repaired"')),
+    'audited',
+  );
 });
 
 t.test('the embedded store has nothing to repair: every count 0', async (t) => {
@@ -88,12 +101,23 @@ t.test('a gateway repairs the indexes at start: a record left unlisted is listed
 
   const tg = await startTestGateway(t, { redisPrefix: prefix });
   await until(() => tg.logs.lines.some((line) => line.includes('"event":"store_repair"')), 'the start-up repair ran', 10_000);
-  const line = JSON.parse(tg.logs.lines.find((l) => l.includes('"event":"store_repair"'))!) as { level: number; msg: string; clients: StoreRepairView['clients']; service_accounts: StoreRepairView['service_accounts'] };
+  const line = JSON.parse(tg.logs.lines.find((l) => l.includes('"event":"store_repair"'))!) as {
+    level: number;
+    msg: string;
+    clients: StoreRepairView['clients'];
+    service_accounts: StoreRepairView['service_accounts'];
+  };
   t.equal(line.level, 40, 'a warning: something had to be repaired');
   t.match(line.msg, /indexes repaired at start/);
   t.same(line.clients, { records: 1, listed: 2, index_added: 1, index_removed: 1 });
   t.equal(line.service_accounts.index_added, 1);
   const listed = (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json<{ service_accounts: { id: string }[] }>();
-  t.same(listed.service_accounts.map((a) => a.id), [account.id]);
-  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/clients' })).json<{ clients: { client_id: string }[] }>().clients.map((c) => c.client_id), [client.clientId]);
+  t.same(
+    listed.service_accounts.map((a) => a.id),
+    [account.id],
+  );
+  t.same(
+    (await adminInject(tg, { method: 'GET', url: '/admin/v1/clients' })).json<{ clients: { client_id: string }[] }>().clients.map((c) => c.client_id),
+    [client.clientId],
+  );
 });

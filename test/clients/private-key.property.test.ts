@@ -43,17 +43,39 @@ t.test('OpenSSH and PKCS#8 forms of one seed read to the same key, as text or by
 });
 
 t.test('arbitrary text and bytes: a key or PrivateKeyError, nothing else', async (t) => {
-  const armour = fc.constantFrom('PRIVATE KEY', 'OPENSSH PRIVATE KEY', 'RSA PRIVATE KEY', 'EC PRIVATE KEY', 'ENCRYPTED PRIVATE KEY', 'PUBLIC KEY', 'CERTIFICATE');
-  const pemLike = fc.tuple(armour, fc.uint8Array({ maxLength: 120 })).map(([label, bytes]) => `-----BEGIN ${label}-----\n${Buffer.from(bytes).toString('base64')}\n-----END ${label}-----\n`);
+  const armour = fc.constantFrom(
+    'PRIVATE KEY',
+    'OPENSSH PRIVATE KEY',
+    'RSA PRIVATE KEY',
+    'EC PRIVATE KEY',
+    'ENCRYPTED PRIVATE KEY',
+    'PUBLIC KEY',
+    'CERTIFICATE',
+  );
+  const pemLike = fc
+    .tuple(armour, fc.uint8Array({ maxLength: 120 }))
+    .map(([label, bytes]) => `-----BEGIN ${label}-----\n${Buffer.from(bytes).toString('base64')}\n-----END ${label}-----\n`);
   const jsonLike = fc.oneof(
     fc.json(),
-    fc.record({ kty: fc.constantFrom('OKP', 'EC', 'RSA', 'oct'), crv: fc.constantFrom('Ed25519', 'X25519', 'Ed448', 'P-256'), d: fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64url')) }, { requiredKeys: [] }).map((jwk) => JSON.stringify(jwk)),
+    fc
+      .record(
+        {
+          kty: fc.constantFrom('OKP', 'EC', 'RSA', 'oct'),
+          crv: fc.constantFrom('Ed25519', 'X25519', 'Ed448', 'P-256'),
+          d: fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64url')),
+        },
+        { requiredKeys: [] },
+      )
+      .map((jwk) => JSON.stringify(jwk)),
   );
   holds(
     t,
-    fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }), pemLike, jsonLike, fc.uint8Array({ maxLength: 200 })), (input) => {
-      read(input);
-    }),
+    fc.property(
+      fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }), pemLike, jsonLike, fc.uint8Array({ maxLength: 200 })),
+      (input) => {
+        read(input);
+      },
+    ),
     500,
   );
 });
@@ -107,7 +129,10 @@ t.test('keys that are not Ed25519 private keys are refused by name', async (t) =
   const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const x25519 = generateKeyPairSync('x25519');
   const ed = generateKeyPairSync('ed25519');
-  t.throws(() => loadPrivateKey(rsa.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), { name: 'PrivateKeyError', message: /the key is rsa, not Ed25519/ });
+  t.throws(() => loadPrivateKey(rsa.privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()), {
+    name: 'PrivateKeyError',
+    message: /the key is rsa, not Ed25519/,
+  });
   t.throws(() => loadPrivateKey(ec.privateKey), { name: 'PrivateKeyError', message: /ec, not Ed25519/ });
   t.throws(() => loadPrivateKey(JSON.stringify(x25519.privateKey.export({ format: 'jwk' }))), { name: 'PrivateKeyError', message: /x25519, not Ed25519/ });
   t.throws(() => loadPrivateKey(ed.publicKey), { name: 'PrivateKeyError', message: /public key; signing needs the private key/ });

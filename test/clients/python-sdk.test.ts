@@ -33,11 +33,24 @@ interface Run {
 
 /** Runs a command with a minimal environment (no proxy, no pip configuration) and a time limit. */
 function run(command: string, args: string[], options: { cwd: string; timeoutMs: number }): Promise<Run> {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, PIP_CONFIG_FILE: '/dev/null', PIP_NO_INDEX: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1', PYTHONDONTWRITEBYTECODE: '1' };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PIP_CONFIG_FILE: '/dev/null',
+    PIP_NO_INDEX: '1',
+    PIP_DISABLE_PIP_VERSION_CHECK: '1',
+    PIP_NO_INPUT: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env, timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) || 1 : 0, stdout, stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd, env, timeout: options.timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) || 1 : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -45,7 +58,10 @@ const dir = mkdtempSync(join(tmpdir(), 'python-sdk-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 // A copy of the package, so the in-tree build (build/, *.egg-info) never touches the working tree.
 const checkout = join(dir, 'repo');
-cpSync(`${REPO_ROOT}clients/python`, join(checkout, 'clients/python'), { recursive: true, filter: (src) => !/(^|\/)(build|[^/]*\.egg-info|__pycache__)$/.test(src) });
+cpSync(`${REPO_ROOT}clients/python`, join(checkout, 'clients/python'), {
+  recursive: true,
+  filter: (src) => !/(^|\/)(build|[^/]*\.egg-info|__pycache__)$/.test(src),
+});
 const venvPython = join(dir, 'venv/bin/python');
 
 /** Asserts a clean exit, with the output in the message only when it was not. */
@@ -89,14 +105,20 @@ t.test('pip installs the package offline into a fresh virtual environment', asyn
   succeeded(t, pip, 'pip install --no-build-isolation ./clients/python');
   t.match(pip.stdout, /Successfully installed access-gateway-signing-0\.1\.0/);
 
-  const where = await run(venvPython, ['-c', 'import access_gateway_signing, cryptography; print(access_gateway_signing.__file__)'], { cwd: dir, timeoutMs: 20_000 });
+  const where = await run(venvPython, ['-c', 'import access_gateway_signing, cryptography; print(access_gateway_signing.__file__)'], {
+    cwd: dir,
+    timeoutMs: 20_000,
+  });
   succeeded(t, where, 'import access_gateway_signing');
   t.ok(where.stdout.startsWith(join(dir, 'venv/lib/')), `imported from the virtual environment: ${where.stdout}`);
 
   // requests and httpx are optional: without them the package imports, and only the auth class fails.
   const withoutClients = await run(
     venvPython,
-    ['-c', "import sys; sys.modules['requests'] = sys.modules['httpx'] = None\nimport access_gateway_signing as s\ntry:\n    s.RequestsAuth\nexcept ImportError:\n    print('optional')"],
+    [
+      '-c',
+      "import sys; sys.modules['requests'] = sys.modules['httpx'] = None\nimport access_gateway_signing as s\ntry:\n    s.RequestsAuth\nexcept ImportError:\n    print('optional')",
+    ],
     { cwd: dir, timeoutMs: 20_000 },
   );
   t.equal(withoutClients.stdout.trim(), 'optional', `the package imports without requests and httpx ${withoutClients.stderr}`.trim());
@@ -116,7 +138,13 @@ t.test('sign_request gives the headers of the TypeScript signRequest for the sam
     { method: 'GET', url: 'http://127.0.0.1:8080/v1/balance', ...fixed },
     { method: 'get', url: 'https://Bank.Example.com:443/v1/transactions?page=2&size=10', ...fixed },
     { method: 'GET', url: 'https://bank.example.com:8443/v1/transactions/tx%201?', ...fixed },
-    { method: 'POST', url: 'https://bank.example.com/v1/transfers?idempotency_key=tx-2024-0001', headers: { 'content-type': 'application/json' }, body: '{"amount":"150.00","currency":"BRL","pix_key":"+5511999990000"}', ...fixed },
+    {
+      method: 'POST',
+      url: 'https://bank.example.com/v1/transfers?idempotency_key=tx-2024-0001',
+      headers: { 'content-type': 'application/json' },
+      body: '{"amount":"150.00","currency":"BRL","pix_key":"+5511999990000"}',
+      ...fixed,
+    },
     {
       method: 'POST',
       url: 'http://[::1]:8080/v1/transfers',
@@ -144,13 +172,21 @@ t.test('requests and httpx reach the upstream through every banking route of a r
   const deployment = await sharedRedisDeployment(t, 'python-sdk');
   const gateway = await startGatewayProcess(t, { ...deployment.env, GATEWAY_LOG_LEVEL: 'warn' });
   const admin = { authorization: `Bearer ${deployment.adminToken}`, 'content-type': 'application/json' };
-  const plan = { gateway: gateway.publicUrl, keys: [] as { name: string; accessId: string; keyFile: string }[], requests: bankingRequests(new RouteTable(loadPolicyDirectory(`${REPO_ROOT}policies`))) };
+  const plan = {
+    gateway: gateway.publicUrl,
+    keys: [] as { name: string; accessId: string; keyFile: string }[],
+    requests: bankingRequests(new RouteTable(loadPolicyDirectory(`${REPO_ROOT}policies`))),
+  };
   const accountIds = new Map<string, string>();
   for (const key of await keys(t)) {
     const response = await fetch(`${gateway.adminUrl}/admin/v1/service-accounts`, {
       method: 'POST',
       headers: admin,
-      body: JSON.stringify({ description: `python ${key.name}`, public_key: key.publicLine, permissions: ['view_balance', 'view_account_details', 'view_transactions', 'list_dict_keys', 'initiate_payment'] }),
+      body: JSON.stringify({
+        description: `python ${key.name}`,
+        public_key: key.publicLine,
+        permissions: ['view_balance', 'view_account_details', 'view_transactions', 'list_dict_keys', 'initiate_payment'],
+      }),
       signal: AbortSignal.timeout(10_000),
     });
     t.equal(response.status, 201);
@@ -159,11 +195,21 @@ t.test('requests and httpx reach the upstream through every banking route of a r
     plan.keys.push({ name: key.name, accessId: account.access_id, keyFile: key.file });
   }
   t.equal(plan.requests.length, 7, 'the banking policy has seven routes');
-  t.ok(plan.requests.some((r) => r.method === 'POST' && r.body), 'one of them is a POST with a body');
+  t.ok(
+    plan.requests.some((r) => r.method === 'POST' && r.body),
+    'one of them is a POST with a body',
+  );
 
   const result = await run(venvPython, [CHECK_SCRIPT, 'send', writeJson('plan.json', plan)], { cwd: dir, timeoutMs: 60_000 });
   succeeded(t, result, 'python_sdk_check.py send');
-  const outcomes = JSON.parse(result.stdout) as { client: string; key: string; method: string; url: string; status: number; body: { method: string; url: string; body: string; headers: Record<string, string> } }[];
+  const outcomes = JSON.parse(result.stdout) as {
+    client: string;
+    key: string;
+    method: string;
+    url: string;
+    status: number;
+    body: { method: string; url: string; body: string; headers: Record<string, string> };
+  }[];
   t.equal(outcomes.length, 3 * 2 * 7, 'three clients (requests, httpx, httpx async), two keys, seven routes');
   for (const o of outcomes) {
     const name = `${o.client} ${o.key} ${o.method} ${o.url}`;
@@ -178,7 +224,11 @@ t.test('requests and httpx reach the upstream through every banking route of a r
 
   // A key no account holds: refused with signature_invalid, and the upstream is not contacted.
   writeFileSync(join(dir, 'stranger.pem'), pkcs8Key().pem, { mode: 0o600 });
-  const refusedPlan = { ...plan, keys: [{ ...plan.keys[0]!, name: 'stranger', keyFile: join(dir, 'stranger.pem') }], requests: plan.requests.filter((r) => r.method === 'POST') };
+  const refusedPlan = {
+    ...plan,
+    keys: [{ ...plan.keys[0]!, name: 'stranger', keyFile: join(dir, 'stranger.pem') }],
+    requests: plan.requests.filter((r) => r.method === 'POST'),
+  };
   const refused = await run(venvPython, [CHECK_SCRIPT, 'send', writeJson('refused.json', refusedPlan)], { cwd: dir, timeoutMs: 60_000 });
   succeeded(t, refused, 'python_sdk_check.py send (unregistered key)');
   const refusals = JSON.parse(refused.stdout) as { status: number; body: { error: string } }[];
@@ -197,7 +247,9 @@ interface RedirectCase {
   url: string;
   body?: string;
   /** What the client reports: the refusal, or the answer it ended at. */
-  expected: { refused: { reason: string; status_code: number; origin: string; location_origin: string; response_status: number | null } } | { landed: string; method: string; history: number[] };
+  expected:
+    | { refused: { reason: string; status_code: number; origin: string; location_origin: string; response_status: number | null } }
+    | { landed: string; method: string; history: number[] };
   /** The server the hop should reach, when it is followed. */
   hopTo?: 'landing' | 'redirector';
 }
@@ -231,19 +283,66 @@ t.test('redirects: refused with RedirectRefusedError by default, nothing sent on
   for (const client of ['requests', 'httpx', 'httpx-async']) {
     const base = { client, clientFollows: false };
     for (const status of [307, 308, 303]) {
-      add({ ...base, name: `${client}: ${status}, by default`, follow: null, path: `/${status}/away`, expected: refusal('not_followed', status, landing.origin, status) });
+      add({
+        ...base,
+        name: `${client}: ${status}, by default`,
+        follow: null,
+        path: `/${status}/away`,
+        expected: refusal('not_followed', status, landing.origin, status),
+      });
       const id = `c${cases.length}`;
-      add({ ...base, name: `${client}: ${status}, any-origin`, follow: 'any-origin', path: `/${status}/away`, hopTo: 'landing', expected: { landed: `/landing/${status}?from=away&case=${id}`, method: status === 303 ? 'GET' : 'POST', history: [status] } });
+      add({
+        ...base,
+        name: `${client}: ${status}, any-origin`,
+        follow: 'any-origin',
+        path: `/${status}/away`,
+        hopTo: 'landing',
+        expected: { landed: `/landing/${status}?from=away&case=${id}`, method: status === 303 ? 'GET' : 'POST', history: [status] },
+      });
     }
     const within = `c${cases.length}`;
-    add({ ...base, name: `${client}: same-origin, within`, follow: 'same-origin', path: '/307/here', hopTo: 'redirector', expected: { landed: `/landing/307?from=here&case=${within}`, method: 'POST', history: [307] } });
-    add({ ...base, name: `${client}: same-origin, to another origin`, follow: 'same-origin', path: '/308/away', expected: refusal('cross_origin', 308, landing.origin, 308) });
-    add({ ...base, name: `${client}: a redirect loop`, follow: 'same-origin', path: '/loop', method: 'GET', expected: refusal('too_many_redirects', 307, redirector.origin, 307) });
+    add({
+      ...base,
+      name: `${client}: same-origin, within`,
+      follow: 'same-origin',
+      path: '/307/here',
+      hopTo: 'redirector',
+      expected: { landed: `/landing/307?from=here&case=${within}`, method: 'POST', history: [307] },
+    });
+    add({
+      ...base,
+      name: `${client}: same-origin, to another origin`,
+      follow: 'same-origin',
+      path: '/308/away',
+      expected: refusal('cross_origin', 308, landing.origin, 308),
+    });
+    add({
+      ...base,
+      name: `${client}: a redirect loop`,
+      follow: 'same-origin',
+      path: '/loop',
+      method: 'GET',
+      expected: refusal('too_many_redirects', 307, redirector.origin, 307),
+    });
     if (client === 'requests') continue;
     for (const status of [307, 308, 303]) {
-      add({ ...base, clientFollows: true, name: `${client}: ${status}, httpx's follow_redirects=True`, follow: null, path: `/${status}/away`, expected: refusal('client_follows', status, landing.origin, null) });
+      add({
+        ...base,
+        clientFollows: true,
+        name: `${client}: ${status}, httpx's follow_redirects=True`,
+        follow: null,
+        path: `/${status}/away`,
+        expected: refusal('client_follows', status, landing.origin, null),
+      });
     }
-    add({ ...base, clientFollows: true, name: `${client}: 307, httpx's follow_redirects=True and any-origin`, follow: 'any-origin', path: '/307/away', expected: refusal('client_follows', 307, landing.origin, null) });
+    add({
+      ...base,
+      clientFollows: true,
+      name: `${client}: 307, httpx's follow_redirects=True and any-origin`,
+      follow: 'any-origin',
+      path: '/307/away',
+      expected: refusal('client_follows', 307, landing.origin, null),
+    });
   }
 
   const result = await run(venvPython, [CHECK_SCRIPT, 'redirects', writeJson('redirects.json', { accessId, keyFile, cases })], { cwd: dir, timeoutMs: 60_000 });
@@ -273,16 +372,28 @@ t.test('redirects: refused with RedirectRefusedError by default, nothing sent on
       const text = `${outcome.refused?.message} ${outcome.refused?.repr}`;
       t.ok(!text.includes(accessId) && signature !== undefined && !text.includes(signature.slice(6, 40)), `${c.name}: neither the Access ID nor the signature`);
     } else {
-      t.match(outcome, { name: c.name, status: 200, body: { landed: c.expected.landed, method: c.expected.method }, history: c.expected.history }, `${c.name}: followed to the Location`);
+      t.match(
+        outcome,
+        { name: c.name, status: 200, body: { landed: c.expected.landed, method: c.expected.method }, history: c.expected.history },
+        `${c.name}: followed to the Location`,
+      );
     }
     if (c.hopTo === undefined) {
-      t.same(landing.received.filter((r) => caseOf(r) === id), [], `${c.name}: nothing reached the other origin`);
+      t.same(
+        landing.received.filter((r) => caseOf(r) === id),
+        [],
+        `${c.name}: nothing reached the other origin`,
+      );
       if (!c.url.includes('/loop')) t.equal(redirector.received.filter((r) => caseOf(r) === id).length, 1, `${c.name}: the request was sent once`);
       return;
     }
     const hop = (c.hopTo === 'landing' ? landing : redirector).received.find((r) => r.url.startsWith('/landing/') && caseOf(r) === id);
     const status = Number(/^\/(\d+)\//.exec(new URL(c.url).pathname)![1]);
-    t.match(hop, status === 303 ? { method: 'GET', body: '' } : { method: 'POST', body }, `${c.name}: ${status === 303 ? 'a GET without a body' : 'the method and the body kept'}`);
+    t.match(
+      hop,
+      status === 303 ? { method: 'GET', body: '' } : { method: 'POST', body },
+      `${c.name}: ${status === 303 ? 'a GET without a body' : 'the method and the body kept'}`,
+    );
     if (status === 303) t.notOk(hop && signingHeadersIn(hop).some((h) => h.toLowerCase() === 'content-digest'), `${c.name}: no Content-Digest`);
     const hopNonce = verifiedNonce(hop, `${c.name}: the hop`);
     const firstNonce = verifiedNonce(firstRequest(id), `${c.name}: the first request`);
@@ -311,23 +422,32 @@ t.test('redirect_target on any Location: refusals name origins only, and well-fo
     fc.string({ unit: 'grapheme', maxLength: 20 }),
     fc.string({ unit: fc.constantFrom('h', 't', 'p', ':', '/', '\\', '[', ']', '@', '%', '?', '#', ' ', '\t', '.', secret), maxLength: 12 }),
     // A malformed authority: brackets, ports, userinfo.
-    fc.tuple(fc.constantFrom('http:', 'https:', ''), fc.string({ unit: fc.constantFrom('[', ']', ':', '@', 'a', '1', '%', secret), maxLength: 8 })).map(([scheme, authority]) => `${scheme}//${authority}/x`),
+    fc
+      .tuple(fc.constantFrom('http:', 'https:', ''), fc.string({ unit: fc.constantFrom('[', ']', ':', '@', 'a', '1', '%', secret), maxLength: 8 }))
+      .map(([scheme, authority]) => `${scheme}//${authority}/x`),
   );
   const seed = Number(process.env.FC_SEED ?? Math.floor(Math.random() * 2 ** 31));
   const cases = fc.sample(
-    fc.record({
-      wellFormed: fc.boolean(),
-      location: fc.string(),
-      status: fc.constantFrom(301, 302, 303, 307, 308),
-      follow: fc.constantFrom(null, 'same-origin', 'any-origin'),
-      max: fc.integer({ min: 0, max: 6 }),
-      hops: fc.integer({ min: 0, max: 6 }),
-    }).chain((c) => (c.wellFormed ? wellFormed : anything).map((location) => ({ ...c, location, from }))),
+    fc
+      .record({
+        wellFormed: fc.boolean(),
+        location: fc.string(),
+        status: fc.constantFrom(301, 302, 303, 307, 308),
+        follow: fc.constantFrom(null, 'same-origin', 'any-origin'),
+        max: fc.integer({ min: 0, max: 6 }),
+        hops: fc.integer({ min: 0, max: 6 }),
+      })
+      .chain((c) => (c.wellFormed ? wellFormed : anything).map((location) => ({ ...c, location, from }))),
     { numRuns: 600, seed },
   );
   const result = await run(venvPython, [CHECK_SCRIPT, 'targets', writeJson('targets.json', cases)], { cwd: dir, timeoutMs: 30_000 });
   succeeded(t, result, 'python_sdk_check.py targets');
-  const outcomes = JSON.parse(result.stdout) as { target?: string; origin?: string; refused?: { reason: string; status_code: number; location_origin: string | null; message: string; repr: string }; unexpected?: string }[];
+  const outcomes = JSON.parse(result.stdout) as {
+    target?: string;
+    origin?: string;
+    refused?: { reason: string; status_code: number; location_origin: string | null; message: string; repr: string };
+    unexpected?: string;
+  }[];
   t.equal(outcomes.length, cases.length);
   const failures: string[] = [];
   cases.forEach((c, i) => {
@@ -336,7 +456,8 @@ t.test('redirect_target on any Location: refusals name origins only, and well-fo
     if (python.unexpected) return void failures.push(`${what}: ${python.unexpected}`);
     const { refused } = python;
     // The Location's origin may hold anything a host can; the rest of the message must not show the Location.
-    if (refused && `${refused.message} ${refused.repr}`.replaceAll(refused.location_origin ?? '\0', '').includes(secret)) failures.push(`${what}: the refusal shows more than origins: ${refused.message}`);
+    if (refused && `${refused.message} ${refused.repr}`.replaceAll(refused.location_origin ?? '\0', '').includes(secret))
+      failures.push(`${what}: the refusal shows more than origins: ${refused.message}`);
     if (refused && refused.status_code !== c.status) failures.push(`${what}: the refusal names status ${refused.status_code}`);
     if (!c.wellFormed) return;
     const ts = redirectTarget(new URL(from), c.status, c.location, redirectPolicy(c.follow ?? undefined, c.max), c.hops);
@@ -344,5 +465,9 @@ t.test('redirect_target on any Location: refusals name origins only, and well-fo
     const got = python.refused ? { reason: python.refused.reason, location_origin: python.refused.location_origin } : { origin: python.origin };
     if (JSON.stringify(got) !== JSON.stringify(expected)) failures.push(`${what}: Python ${JSON.stringify(got)}, TypeScript ${JSON.stringify(expected)}`);
   });
-  t.same(failures, [], `${cases.length} Locations (FC_SEED=${seed} replays them), ${cases.filter((c) => c.wellFormed).length} compared with the TypeScript package`);
+  t.same(
+    failures,
+    [],
+    `${cases.length} Locations (FC_SEED=${seed} replays them), ${cases.filter((c) => c.wellFormed).length} compared with the TypeScript package`,
+  );
 });

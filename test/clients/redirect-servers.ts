@@ -94,6 +94,7 @@ export function verifyReceived(request: Received, privateKey: KeyObject | string
   if (headers.get('x-access-id')?.join() !== accessId) throw new Error('the x-access-id header is not the Access ID');
   const digest = headers.get('content-digest');
   if (request.body !== '' && digest === undefined) throw new Error('a body without Content-Digest');
-  if (digest !== undefined && checkContentDigest(digest.join(', '), Buffer.from(request.body)) !== 'match') throw new Error('the Content-Digest does not match the body');
+  if (digest !== undefined && checkContentDigest(digest.join(', '), Buffer.from(request.body)) !== 'match')
+    throw new Error('the Content-Digest does not match the body');
   return signature.params;
 }

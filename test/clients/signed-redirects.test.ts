@@ -25,7 +25,13 @@ function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 /** The refusal names the status and both origins, and nothing of the request's credentials. */
-function refused(t: Test, error: unknown, expected: { reason: string; status: number; origin: string; locationOrigin: string }, signed: SignedRequest[], what: string): void {
+function refused(
+  t: Test,
+  error: unknown,
+  expected: { reason: string; status: number; origin: string; locationOrigin: string },
+  signed: SignedRequest[],
+  what: string,
+): void {
   t.type(error, RedirectRefusedError, `${what}: RedirectRefusedError`);
   t.match(error, expected, `${what}: ${expected.reason}, ${expected.status}, from ${expected.origin} to ${expected.locationOrigin}`);
   const text = `${(error as Error).message} ${JSON.stringify(error)}`;
@@ -35,7 +41,14 @@ function refused(t: Test, error: unknown, expected: { reason: string; status: nu
   for (const { headers } of signed) t.notOk(text.includes(headers.signature!.slice(6, 40)), `${what}: not the signature`);
 }
 
-const post = (extra: object = {}) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, accessId: ACCESS_ID, privateKey, ...extra });
+const post = (extra: object = {}) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: BODY,
+  accessId: ACCESS_ID,
+  privateKey,
+  ...extra,
+});
 
 t.test('signedFetch refuses every redirect by default and sends nothing to the Location', async (t) => {
   const { redirector, landing } = await servers(t);
@@ -61,7 +74,16 @@ t.test("signedFetch with followRedirects: 'any-origin' signs each hop for its UR
   const created = Math.floor(Date.now() / 1000) - 120;
   for (const status of [307, 308]) {
     const signed: SignedRequest[] = [];
-    const response = await signedFetch(`${redirector.origin}/${status}/away`, post({ followRedirects: 'any-origin', created, nonce: `first-${status}`, headers: { 'content-type': 'application/json', authorization: 'Bearer first-origin-only' }, onSigned: (s: SignedRequest) => signed.push(s) }));
+    const response = await signedFetch(
+      `${redirector.origin}/${status}/away`,
+      post({
+        followRedirects: 'any-origin',
+        created,
+        nonce: `first-${status}`,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer first-origin-only' },
+        onSigned: (s: SignedRequest) => signed.push(s),
+      }),
+    );
     t.equal(response.status, 200, `${status}: the Location's answer`);
     t.same(await response.json(), { landed: `/landing/${status}?from=away`, method: 'POST' });
     const hop = landing.received.at(-1)!;
@@ -71,7 +93,10 @@ t.test("signedFetch with followRedirects: 'any-origin' signs each hop for its UR
     t.ok(params.created! > created, `${status}: a fresh created`);
     t.equal(signed.length, 2, `${status}: onSigned saw both requests`);
     t.match(signed[1]!.base, `"@authority": ${new URL(landing.origin).host}\n`, `${status}: signed for the new authority`);
-    t.notOk(hop.rawHeaders.some((h) => h.toLowerCase() === 'authorization'), `${status}: Authorization stays with the first origin`);
+    t.notOk(
+      hop.rawHeaders.some((h) => h.toLowerCase() === 'authorization'),
+      `${status}: Authorization stays with the first origin`,
+    );
     t.match(verifyReceived(redirector.received.at(-1)!, privateKey, ACCESS_ID), { nonce: `first-${status}`, created }, `${status}: the first request as given`);
   }
   for (const status of [303, 302, 301]) {
@@ -79,8 +104,17 @@ t.test("signedFetch with followRedirects: 'any-origin' signs each hop for its UR
     t.equal(response.status, 200);
     const hop = landing.received.at(-1)!;
     t.match(hop, { method: 'GET', url: `/landing/${status}?from=away`, body: '' }, `${status}: a POST becomes a GET without a body`);
-    t.same(signingHeadersIn(hop).map((h) => h.toLowerCase()).sort(), ['signature', 'signature-input', 'x-access-id'], `${status}: no Content-Digest without a body`);
-    t.notOk(hop.rawHeaders.some((h) => h.toLowerCase() === 'content-type'), `${status}: nor Content-Type`);
+    t.same(
+      signingHeadersIn(hop)
+        .map((h) => h.toLowerCase())
+        .sort(),
+      ['signature', 'signature-input', 'x-access-id'],
+      `${status}: no Content-Digest without a body`,
+    );
+    t.notOk(
+      hop.rawHeaders.some((h) => h.toLowerCase() === 'content-type'),
+      `${status}: nor Content-Type`,
+    );
     verifyReceived(hop, privateKey, ACCESS_ID);
   }
   const head = await signedFetch(`${redirector.origin}/303/away`, { method: 'HEAD', accessId: ACCESS_ID, privateKey, followRedirects: 'any-origin' });
@@ -97,7 +131,9 @@ t.test("signedFetch with followRedirects: 'same-origin' follows within the origi
   t.not(verifyReceived(hop, privateKey, ACCESS_ID).nonce, verifyReceived(redirector.received.at(-2)!, privateKey, ACCESS_ID).nonce, 'a fresh nonce');
 
   const signed: SignedRequest[] = [];
-  const away = await rejection(signedFetch(`${redirector.origin}/308/away`, post({ followRedirects: 'same-origin', onSigned: (s: SignedRequest) => signed.push(s) })));
+  const away = await rejection(
+    signedFetch(`${redirector.origin}/308/away`, post({ followRedirects: 'same-origin', onSigned: (s: SignedRequest) => signed.push(s) })),
+  );
   refused(t, away, { reason: 'cross_origin', status: 308, origin: redirector.origin, locationOrigin: landing.origin }, signed, 'another origin');
   t.same(landing.received, [], 'nothing reached the other origin');
 
@@ -110,13 +146,24 @@ t.test("signedFetch with followRedirects: 'same-origin' follows within the origi
 
   const none = await rejection(signedFetch(`${redirector.origin}/307/here`, post({ followRedirects: 'same-origin', maxRedirects: 0 })));
   t.match(none, { reason: 'too_many_redirects' }, 'maxRedirects: 0 follows none');
-  await t.rejects(signedFetch(redirector.origin, { accessId: ACCESS_ID, privateKey, followRedirects: true as never }), { name: 'TypeError', message: /followRedirects must be 'same-origin' or 'any-origin'/ });
-  await t.rejects(signedFetch(redirector.origin, { accessId: ACCESS_ID, privateKey, maxRedirects: -1 }), { name: 'TypeError', message: /maxRedirects must be an integer/ });
+  await t.rejects(signedFetch(redirector.origin, { accessId: ACCESS_ID, privateKey, followRedirects: true as never }), {
+    name: 'TypeError',
+    message: /followRedirects must be 'same-origin' or 'any-origin'/,
+  });
+  await t.rejects(signedFetch(redirector.origin, { accessId: ACCESS_ID, privateKey, maxRedirects: -1 }), {
+    name: 'TypeError',
+    message: /maxRedirects must be an integer/,
+  });
 });
 
 /** An Agent with the signing interceptor and, when given, undici's redirect interceptor after (or before) it. */
 function agent(t: Test, options: { followRedirects?: 'same-origin' | 'any-origin'; redirect?: 'after' | 'before'; signed?: SignedRequest[] } = {}) {
-  const signing = signingInterceptor({ accessId: ACCESS_ID, privateKey, onSigned: (s) => options.signed?.push(s), ...(options.followRedirects ? { followRedirects: options.followRedirects } : {}) });
+  const signing = signingInterceptor({
+    accessId: ACCESS_ID,
+    privateKey,
+    onSigned: (s) => options.signed?.push(s),
+    ...(options.followRedirects ? { followRedirects: options.followRedirects } : {}),
+  });
   const redirect = interceptors.redirect({ maxRedirections: 5 });
   const chain = options.redirect === 'after' ? [signing, redirect] : options.redirect === 'before' ? [redirect, signing] : [signing];
   const dispatcher = new Agent().compose(chain);
@@ -147,32 +194,60 @@ t.test('the interceptor refuses a redirect by default, whoever would follow it',
 t.test("the interceptor with followRedirects lets fetch or undici's redirect interceptor follow, and signs each hop anew", async (t) => {
   const { redirector, landing } = await servers(t);
   for (const status of [307, 308]) {
-    const fetched = await undiciFetch(`${redirector.origin}/${status}/away`, { method: 'POST', body: BODY, dispatcher: agent(t, { followRedirects: 'any-origin' }) });
+    const fetched = await undiciFetch(`${redirector.origin}/${status}/away`, {
+      method: 'POST',
+      body: BODY,
+      dispatcher: agent(t, { followRedirects: 'any-origin' }),
+    });
     t.equal(fetched.status, 200, `${status}: fetch reached the Location`);
     await fetched.arrayBuffer();
     const hop = landing.received.at(-1)!;
     t.match(hop, { method: 'POST', url: `/landing/${status}?from=away`, body: BODY }, `${status}: method and body kept`);
-    t.not(verifyReceived(hop, privateKey, ACCESS_ID).nonce, verifyReceived(redirector.received.at(-1)!, privateKey, ACCESS_ID).nonce, `${status}: verifies for the Location, with a fresh nonce`);
+    t.not(
+      verifyReceived(hop, privateKey, ACCESS_ID).nonce,
+      verifyReceived(redirector.received.at(-1)!, privateKey, ACCESS_ID).nonce,
+      `${status}: verifies for the Location, with a fresh nonce`,
+    );
   }
-  const seeOther = await request(`${redirector.origin}/303/away`, { method: 'POST', body: BODY, dispatcher: agent(t, { followRedirects: 'any-origin', redirect: 'after' }) });
+  const seeOther = await request(`${redirector.origin}/303/away`, {
+    method: 'POST',
+    body: BODY,
+    dispatcher: agent(t, { followRedirects: 'any-origin', redirect: 'after' }),
+  });
   t.equal(seeOther.statusCode, 200);
   await seeOther.body.text();
   const hop = landing.received.at(-1)!;
   t.match(hop, { method: 'GET', url: '/landing/303?from=away', body: '' }, '303: a GET without a body');
-  t.notOk(signingHeadersIn(hop).some((h) => h.toLowerCase() === 'content-digest'), '303: without Content-Digest');
+  t.notOk(
+    signingHeadersIn(hop).some((h) => h.toLowerCase() === 'content-digest'),
+    '303: without Content-Digest',
+  );
   verifyReceived(hop, privateKey, ACCESS_ID);
 
-  const within = await request(`${redirector.origin}/307/here`, { method: 'POST', body: BODY, dispatcher: agent(t, { followRedirects: 'same-origin', redirect: 'after' }) });
+  const within = await request(`${redirector.origin}/307/here`, {
+    method: 'POST',
+    body: BODY,
+    dispatcher: agent(t, { followRedirects: 'same-origin', redirect: 'after' }),
+  });
   t.equal(within.statusCode, 200, "'same-origin': followed within the origin");
   await within.body.text();
   t.match(redirector.received.at(-1)!, { method: 'POST', url: '/landing/307?from=here', body: BODY });
   verifyReceived(redirector.received.at(-1)!, privateKey, ACCESS_ID);
   const landed = landing.received.length;
   const signed: SignedRequest[] = [];
-  const away = await rejection(request(`${redirector.origin}/307/away`, { method: 'POST', body: BODY, dispatcher: agent(t, { followRedirects: 'same-origin', redirect: 'after', signed }) }));
+  const away = await rejection(
+    request(`${redirector.origin}/307/away`, {
+      method: 'POST',
+      body: BODY,
+      dispatcher: agent(t, { followRedirects: 'same-origin', redirect: 'after', signed }),
+    }),
+  );
   refused(t, away, { reason: 'cross_origin', status: 307, origin: redirector.origin, locationOrigin: landing.origin }, signed, "'same-origin', another origin");
   t.equal(landing.received.length, landed, 'nothing more reached the other origin');
-  t.throws(() => signingInterceptor({ accessId: ACCESS_ID, privateKey, followRedirects: 'yes' as never }), { name: 'TypeError', message: /followRedirects must be/ });
+  t.throws(() => signingInterceptor({ accessId: ACCESS_ID, privateKey, followRedirects: 'yes' as never }), {
+    name: 'TypeError',
+    message: /followRedirects must be/,
+  });
 });
 
 t.test('the interceptor serves handlers of the earlier undici interface too (onConnect, onHeaders, onError)', async (t) => {
@@ -199,6 +274,10 @@ t.test('the interceptor serves handlers of the earlier undici interface too (onC
   t.match(redirected.error, { reason: 'not_followed', status: 307, locationOrigin: landing.origin });
   t.same(redirected.statuses, [], 'the redirect never reached the handler');
   const plain = await send('/landing/200');
-  t.same([plain.error, plain.statuses, JSON.parse(plain.body)], [undefined, [200], { landed: '/landing/200', method: 'POST' }], 'any other answer passes through');
+  t.same(
+    [plain.error, plain.statuses, JSON.parse(plain.body)],
+    [undefined, [200], { landed: '/landing/200', method: 'POST' }],
+    'any other answer passes through',
+  );
   t.same(landing.received, []);
 });

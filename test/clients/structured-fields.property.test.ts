@@ -4,7 +4,13 @@
 // the package exactly as structured-headers writes it.
 import fc from 'fast-check';
 import t from 'tap';
-import { parseDictionary, serializeDictionary as referenceSerialize, type Dictionary, type InnerList as ParsedInnerList, type Item as ParsedItem } from 'structured-headers';
+import {
+  parseDictionary,
+  serializeDictionary as referenceSerialize,
+  type Dictionary,
+  type InnerList as ParsedInnerList,
+  type Item as ParsedItem,
+} from 'structured-headers';
 import { DisplayString, serializeDictionary, Token, type InnerList, type Item } from '../../clients/typescript/src/structured-fields.js';
 import { fromParsedItem, fromParsedParameters } from '../../gateway/signing/parsed-parameters.js';
 import { holds } from '../helpers/property.js';
@@ -26,21 +32,43 @@ function convert(dictionary: Dictionary): [string, Item | InnerList][] {
 const key = fc.stringMatching(/^[a-z*][a-z0-9_.*-]{0,6}$/);
 const bare = fc.oneof(
   fc.integer({ min: -999_999_999_999_999, max: 999_999_999_999_999 }).map(String),
-  fc.tuple(fc.integer({ min: -999_999_999_999, max: 999_999_999_999 }), fc.integer({ min: 0, max: 999 }), fc.integer({ min: 1, max: 3 })).map(([i, f, digits]) => `${i}.${String(f).padStart(3, '0').slice(0, digits)}`),
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 12 }).map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`),
+  fc
+    .tuple(fc.integer({ min: -999_999_999_999, max: 999_999_999_999 }), fc.integer({ min: 0, max: 999 }), fc.integer({ min: 1, max: 3 }))
+    .map(([i, f, digits]) => `${i}.${String(f).padStart(3, '0').slice(0, digits)}`),
+  fc
+    .string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 12 })
+    .map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`),
   fc.stringMatching(/^[A-Za-z*][A-Za-z0-9:/!#$%&'*+.^_`|~-]{0,8}$/),
   fc.uint8Array({ maxLength: 40 }).map((b) => `:${Buffer.from(b).toString('base64')}:`),
   fc.constantFrom('?1', '?0'),
   fc.integer({ min: -999_999_999_999, max: 999_999_999_999 }).map((n) => `@${n}`),
   // Display strings; bytes below 0x10 excepted, which structured-headers writes as one hex digit.
-  fc.string({ unit: fc.oneof(fc.integer({ min: 0x10, max: 0x7e }).map((c) => String.fromCharCode(c)), fc.constantFrom('é', '€', '😀', '%', '"')), maxLength: 8 }).map(
-    (s) => `%"${[...Buffer.from(s, 'utf8')].map((b) => (b === 0x25 || b === 0x22 || b <= 0x1f || b >= 0x7f ? `%${b.toString(16).padStart(2, '0')}` : String.fromCharCode(b))).join('')}"`,
-  ),
+  fc
+    .string({
+      unit: fc.oneof(
+        fc.integer({ min: 0x10, max: 0x7e }).map((c) => String.fromCharCode(c)),
+        fc.constantFrom('é', '€', '😀', '%', '"'),
+      ),
+      maxLength: 8,
+    })
+    .map(
+      (s) =>
+        `%"${[...Buffer.from(s, 'utf8')].map((b) => (b === 0x25 || b === 0x22 || b <= 0x1f || b >= 0x7f ? `%${b.toString(16).padStart(2, '0')}` : String.fromCharCode(b))).join('')}"`,
+    ),
 );
 const params = fc.array(fc.tuple(key, fc.option(bare)), { maxLength: 3 }).map((ps) => ps.map(([k, v]) => `;${k}${v === null ? '' : `=${v}`}`).join(''));
 const item = fc.tuple(bare, params).map(([v, p]) => `${v}${p}`);
 const innerList = fc.tuple(fc.array(item, { maxLength: 4 }), params).map(([items, p]) => `(${items.join(' ')})${p}`);
-const member = fc.tuple(key, fc.oneof(item, innerList, params.map((p) => `BOOLEAN${p}`))).map(([k, v]) => (v.startsWith('BOOLEAN') ? `${k}${v.slice(7)}` : `${k}=${v}`));
+const member = fc
+  .tuple(
+    key,
+    fc.oneof(
+      item,
+      innerList,
+      params.map((p) => `BOOLEAN${p}`),
+    ),
+  )
+  .map(([k, v]) => (v.startsWith('BOOLEAN') ? `${k}${v.slice(7)}` : `${k}=${v}`));
 const dictionary = fc.array(member, { minLength: 1, maxLength: 4 }).map((ms) => ms.join(', '));
 
 t.test('what structured-headers parses, the package writes exactly as structured-headers does', async (t) => {

@@ -49,7 +49,10 @@ const project = join(work, 'project');
 let packedFiles: string[] = [];
 
 t.before(async () => {
-  const packed = JSON.parse(await succeed('npm', ['pack', '--json', '--pack-destination', work], PACKAGE_DIR)) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(await succeed('npm', ['pack', '--json', '--pack-destination', work], PACKAGE_DIR)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   packedFiles = packed[0]!.files.map((f) => f.path);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', version: '1.0.0', private: true, type: 'module' }));
@@ -68,16 +71,22 @@ t.test('the package has no runtime dependencies', async (t) => {
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'bundledDependencies']) {
     t.same(Object.keys((manifest[field] as object | undefined) ?? {}), [], `no ${field}`);
   }
-  t.same(readdirSync(join(project, 'node_modules')).filter((d) => !d.startsWith('.')), ['@access-gateway'], 'installing it installed nothing else');
+  t.same(
+    readdirSync(join(project, 'node_modules')).filter((d) => !d.startsWith('.')),
+    ['@access-gateway'],
+    'installing it installed nothing else',
+  );
   // And the code itself reaches only node: built-ins and its own files.
   for (const file of readdirSync(join(installed, 'dist')).filter((f) => f.endsWith('.js'))) {
     const source = readFileSync(join(installed, 'dist', file), 'utf8');
-    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'|import\('([^']+)'\)|require\('([^']+)'\)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'|import\('([^']+)'\)|require\('([^']+)'\)/g)].map(
+      (m) => m[1] ?? m[2] ?? m[3]!,
+    );
     const foreign = specifiers.filter((s) => !s.startsWith('node:') && !s.startsWith('./'));
     t.same(foreign, [], `${file} imports only node: built-ins and its own files`);
   }
   const clientSource = readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8');
-  t.notMatch(clientSource, /sodium|structured-headers|undici/, 'the manifest names none of the gateway\'s dependencies');
+  t.notMatch(clientSource, /sodium|structured-headers|undici/, "the manifest names none of the gateway's dependencies");
 });
 
 /** The fenced blocks of one language in a section of SIGNING.md ("1." is "## 1. ..." up to the next "## "). */
@@ -88,7 +97,7 @@ function docBlocks(section: string, language: string): string[] {
   return [...text.matchAll(new RegExp(`\`\`\`${language}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!);
 }
 
-t.test('its types serve a strict TypeScript project, and SIGNING.md\'s snippets compile as written', async (t) => {
+t.test("its types serve a strict TypeScript project, and SIGNING.md's snippets compile as written", async (t) => {
   writeFileSync(
     join(project, 'check.ts'),
     [
@@ -129,7 +138,7 @@ t.test('its types serve a strict TypeScript project, and SIGNING.md\'s snippets 
   t.equal(result.code, 0, `tsc: ${result.stdout}${result.stderr}`);
 });
 
-t.test('SIGNING.md\'s key commands, run as written', { skip: has('openssl') && has('ssh-keygen') ? false : 'needs openssl and ssh-keygen' }, async (t) => {
+t.test("SIGNING.md's key commands, run as written", { skip: has('openssl') && has('ssh-keygen') ? false : 'needs openssl and ssh-keygen' }, async (t) => {
   // Section 1's blocks after the gatewayctl one: openssl and ssh-keygen, then node with the installed package.
   const [, keyCommands, nodeCommands] = docBlocks('1.', 'sh');
   const dir = join(project, 'keys');
@@ -140,10 +149,10 @@ t.test('SIGNING.md\'s key commands, run as written', { skip: has('openssl') && h
   const read = (file: string) => readFileSync(join(dir, file));
 
   const line = sshPublicKeyLine(read('payroll.pem'), 'payroll@example');
-  t.equal(read('payroll.pem.pub').toString(), `${line}\n`, 'the printf + openssl line is the key\'s ssh-ed25519 line');
+  t.equal(read('payroll.pem.pub').toString(), `${line}\n`, "the printf + openssl line is the key's ssh-ed25519 line");
   t.equal(read('payroll.pub.pem').toString(), publicKeyPem(read('payroll.pem')), 'openssl pkey -pubout: its SPKI PEM');
   t.equal(printed, `${line}\n`, 'the node command prints the same line');
-  t.equal(read('payroll.pub').toString(), `${sshPublicKeyLine(read('payroll'), 'payroll@example')}\n`, 'ssh-keygen\'s .pub line is the OpenSSH file\'s key');
+  t.equal(read('payroll.pub').toString(), `${sshPublicKeyLine(read('payroll'), 'payroll@example')}\n`, "ssh-keygen's .pub line is the OpenSSH file's key");
   const converted = read('payroll-pkcs8.pem').toString();
   t.match(converted, /^-----BEGIN PRIVATE KEY-----\n/, 'the OpenSSH key converted to PKCS#8 PEM');
   t.same(rawPublicKey(converted), rawPublicKey(read('payroll')), 'the same key');
@@ -160,7 +169,12 @@ async function keyFiles(dir: string): Promise<Array<{ name: string; file: string
   if (has('openssl')) await succeed('openssl', ['genpkey', '-algorithm', 'ed25519', '-out', pkcs8], dir);
   else writeFileSync(pkcs8, generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600 });
   return [
-    { name: 'OpenSSH key file', file: openssh, publicLine: existsSync(`${openssh}.pub`) ? readFileSync(`${openssh}.pub`, 'utf8') : sshPublicKeyLine(readFileSync(openssh)), asBytes: true },
+    {
+      name: 'OpenSSH key file',
+      file: openssh,
+      publicLine: existsSync(`${openssh}.pub`) ? readFileSync(`${openssh}.pub`, 'utf8') : sshPublicKeyLine(readFileSync(openssh)),
+      asBytes: true,
+    },
     { name: 'PKCS#8 PEM', file: pkcs8, publicLine: sshPublicKeyLine(readFileSync(pkcs8, 'utf8')), asBytes: false },
   ];
 }
@@ -170,19 +184,39 @@ t.test('signs every banking route from the installed package, with OpenSSH and P
   const { publicUrl } = await listen(tg);
   const accounts = [];
   for (const key of await keyFiles(work)) {
-    const created = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: key.name, public_key: key.publicLine.trim(), permissions: ALL_PERMISSIONS } });
+    const created = await adminInject(tg, {
+      method: 'POST',
+      url: '/admin/v1/service-accounts',
+      payload: { description: key.name, public_key: key.publicLine.trim(), permissions: ALL_PERMISSIONS },
+    });
     t.equal(created.statusCode, 201, created.body);
     const account = created.json<CreatedServiceAccount>();
     accounts.push({ name: key.name, id: account.id, accessId: account.access_id, keyFile: key.file, asBytes: key.asBytes });
   }
   const requests = bankingRequests(tg.gateway.policy.current);
-  t.ok(requests.some((r) => r.method === 'POST' && r.body), 'the routes include a POST with a body');
+  t.ok(
+    requests.some((r) => r.method === 'POST' && r.body),
+    'the routes include a POST with a body',
+  );
   const job = { gateway: publicUrl, undici: pathToFileURL(join(REPO_ROOT, 'node_modules/undici/index.js')).href, accounts, clients: CLIENTS, requests };
   writeFileSync(join(project, 'job.json'), JSON.stringify(job));
   copyFileSync(join(REPO_ROOT, 'test/clients/typescript-sdk/client.mjs'), join(project, 'client.mjs'));
 
   const output = await succeed(process.execPath, ['client.mjs', 'job.json'], project);
-  const results = output.trim().split('\n').map((line) => JSON.parse(line) as { account: string; client: string; method: string; url: string; status: number; echoed: { method: string; url: string; body: string; headers: Record<string, string> } });
+  const results = output
+    .trim()
+    .split('\n')
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          account: string;
+          client: string;
+          method: string;
+          url: string;
+          status: number;
+          echoed: { method: string; url: string; body: string; headers: Record<string, string> };
+        },
+    );
   t.equal(results.length, accounts.length * CLIENTS.length * requests.length, 'one response per account, client and route');
   for (const result of results) {
     const request = requests.find((r) => r.method === result.method && r.url === result.url)!;

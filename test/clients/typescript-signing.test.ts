@@ -3,7 +3,17 @@
 // signedFetch reaches a listening gateway, reporting the base to diff against a 401.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { loadPrivateKey, requestSignatureBase, signedFetch, signMessage, signRequest, signRequestWithBase, requestFromUrl, headerFields, type SignedRequest } from '../../clients/typescript/src/index.js';
+import {
+  loadPrivateKey,
+  requestSignatureBase,
+  signedFetch,
+  signMessage,
+  signRequest,
+  signRequestWithBase,
+  requestFromUrl,
+  headerFields,
+  type SignedRequest,
+} from '../../clients/typescript/src/index.js';
 import { verifyRequestSignature } from '../../gateway/signing/index.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { listen } from '../helpers/http.js';
@@ -11,11 +21,24 @@ import { openSshPrivateKey, pkcs8PemOfSeed } from '../helpers/openssh-key.js';
 import { createServiceAccount } from '../helpers/signing.js';
 
 const ACCESS_ID = '3f2b9c1e-7a4d-4e8f-9b6a-2c1d0e5f4a3b';
-const REQUEST = { method: 'post', url: 'https://bank.example.com/v1/transfers?idempotency_key=1', headers: { 'content-type': 'application/json' }, body: '{"amount":"1.00"}', accessId: ACCESS_ID, created: 1735689600, nonce: 'n-1' };
+const REQUEST = {
+  method: 'post',
+  url: 'https://bank.example.com/v1/transfers?idempotency_key=1',
+  headers: { 'content-type': 'application/json' },
+  body: '{"amount":"1.00"}',
+  accessId: ACCESS_ID,
+  created: 1735689600,
+  nonce: 'n-1',
+};
 
 t.test('every key form signs identically, and the base helpers agree with the verifier', async (t) => {
   const seed = randomBytes(32);
-  const forms = { 'OpenSSH text': openSshPrivateKey(seed), 'OpenSSH bytes': Buffer.from(openSshPrivateKey(seed)), 'PKCS#8 text': pkcs8PemOfSeed(seed), KeyObject: loadPrivateKey(pkcs8PemOfSeed(seed)) };
+  const forms = {
+    'OpenSSH text': openSshPrivateKey(seed),
+    'OpenSSH bytes': Buffer.from(openSshPrivateKey(seed)),
+    'PKCS#8 text': pkcs8PemOfSeed(seed),
+    KeyObject: loadPrivateKey(pkcs8PemOfSeed(seed)),
+  };
   const signed = Object.entries(forms).map(([name, privateKey]) => [name, signRequestWithBase({ ...REQUEST, privateKey })] as const);
   for (const [name, result] of signed) t.same(result, signed[0]![1], `${name}: the same headers and base`);
   const { headers, base } = signed[0]![1];
@@ -36,7 +59,9 @@ t.test('signing headers passed in are replaced, never covered twice', async (t) 
 
 t.test('only an Ed25519 private key signs', async (t) => {
   const request = requestFromUrl('GET', 'https://bank.example.com/', headerFields([]));
-  t.throws(() => signMessage(request, ['@method'], { created: 1 }, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey), { name: 'PrivateKeyError' });
+  t.throws(() => signMessage(request, ['@method'], { created: 1 }, generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey), {
+    name: 'PrivateKeyError',
+  });
   t.throws(() => signRequest({ ...REQUEST, privateKey: generateKeyPairSync('ed25519').publicKey }), { name: 'PrivateKeyError' });
 });
 
@@ -60,7 +85,11 @@ t.test('signedFetch against a listening gateway', async (t) => {
   t.equal(received.headers['x-gateway-service-account-id'], sa.account.id);
   t.match(reported?.base, /^"@method": POST\n/, 'onSigned saw the base');
 
-  const refused = await signedFetch(`${publicUrl}/v1/balance`, { accessId: sa.account.access_id, privateKey: generateKeyPairSync('ed25519').privateKey, onSigned: (signed) => (reported = signed) });
+  const refused = await signedFetch(`${publicUrl}/v1/balance`, {
+    accessId: sa.account.access_id,
+    privateKey: generateKeyPairSync('ed25519').privateKey,
+    onSigned: (signed) => (reported = signed),
+  });
   const body = (await refused.json()) as { error: string; signature_base?: string };
   t.equal(refused.status, 401);
   t.equal(body.signature_base, reported?.base, 'a 401 names the base the gateway computed: here the one signed, so the key is wrong');
@@ -69,6 +98,9 @@ t.test('signedFetch against a listening gateway', async (t) => {
 t.test('a missing Access ID is named, not reported as a malformed keyid', async (t) => {
   const { privateKey } = generateKeyPairSync('ed25519');
   for (const accessId of [undefined, '']) {
-    t.throws(() => signRequest({ ...REQUEST, accessId: accessId as unknown as string, privateKey }), { name: 'TypeError', message: /^accessId is required: the service account's Access ID \(a UUID\), got (undefined|an empty string)$/ });
+    t.throws(() => signRequest({ ...REQUEST, accessId: accessId as unknown as string, privateKey }), {
+      name: 'TypeError',
+      message: /^accessId is required: the service account's Access ID \(a UUID\), got (undefined|an empty string)$/,
+    });
   }
 });

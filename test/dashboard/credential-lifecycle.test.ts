@@ -6,7 +6,16 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
-import { ARTIFACT_SCREENSHOT_DIR, launchBrowser, newPage, PHONE, screenshot, signInWithToken, startListeningGateway, type ListeningGateway } from '../helpers/browser.js';
+import {
+  ARTIFACT_SCREENSHOT_DIR,
+  launchBrowser,
+  newPage,
+  PHONE,
+  screenshot,
+  signInWithToken,
+  startListeningGateway,
+  type ListeningGateway,
+} from '../helpers/browser.js';
 import { elementsPastRightEdge, pageWidth, spillingOut } from '../helpers/layout.js';
 import { createClient, tokenRequest } from '../helpers/oauth.js';
 
@@ -42,7 +51,10 @@ t.test('a service account is created with an expiry and its key is rotated in th
 
   // A moment in the past: the server's 400 is shown at the expiry field.
   await page.getByLabel('Expires').fill('2020-01-31T17:00');
-  const [refused] = await Promise.all([page.waitForResponse('**/admin/v1/service-accounts'), page.getByRole('button', { name: 'Create service account' }).click()]);
+  const [refused] = await Promise.all([
+    page.waitForResponse('**/admin/v1/service-accounts'),
+    page.getByRole('button', { name: 'Create service account' }).click(),
+  ]);
   t.equal(refused.status(), 400);
   t.equal((await refused.json()).field, 'expires_at');
   const expiryError = page.locator('[data-field="expires_at"] .field-error');
@@ -51,7 +63,10 @@ t.test('a service account is created with an expiry and its key is rotated in th
   t.equal(await page.getByLabel('Expires').getAttribute('aria-invalid'), 'true');
 
   await page.getByLabel('Expires').fill('2030-01-31T17:00');
-  const [created] = await Promise.all([page.waitForResponse('**/admin/v1/service-accounts'), page.getByRole('button', { name: 'Create service account' }).click()]);
+  const [created] = await Promise.all([
+    page.waitForResponse('**/admin/v1/service-accounts'),
+    page.getByRole('button', { name: 'Create service account' }).click(),
+  ]);
   t.equal(created.status(), 201);
   t.equal(created.request().postDataJSON().expires_at, '2030-01-31T17:00:00Z', 'sent as RFC 3339 UTC (the browser is in UTC)');
   const account = (await created.json()) as { id: string; fingerprint: string; expires_at: string };
@@ -78,7 +93,10 @@ t.test('a service account is created with an expiry and its key is rotated in th
   t.equal(await otherRow.locator('td[data-label="Created"] .cell-expiry').textContent(), 'Never expires');
 
   // Keys: one key, no Remove.
-  await page.getByRole('row', { name: /Payroll export/ }).getByRole('button', { name: /^Keys/ }).click();
+  await page
+    .getByRole('row', { name: /Payroll export/ })
+    .getByRole('button', { name: /^Keys/ })
+    .click();
   await page.getByRole('heading', { name: 'Keys of “Payroll export”' }).waitFor();
   t.equal(await page.locator('.key-item').count(), 1);
   t.equal(await page.getByRole('button', { name: /^Remove/ }).count(), 0, 'no Remove for the only key');
@@ -88,7 +106,10 @@ t.test('a service account is created with an expiry and its key is rotated in th
   const keyError = page.locator('[data-field="public_key"] .field-error');
   // The same key again: 409 service_account_key_exists, at the field.
   await keyField.fill(firstKey);
-  const [exists] = await Promise.all([page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`), page.getByRole('button', { name: 'Add key' }).click()]);
+  const [exists] = await Promise.all([
+    page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`),
+    page.getByRole('button', { name: 'Add key' }).click(),
+  ]);
   t.equal(exists.status(), 409);
   t.equal((await exists.json()).error, 'service_account_key_exists');
   await keyError.waitFor();
@@ -96,11 +117,17 @@ t.test('a service account is created with an expiry and its key is rotated in th
 
   const secondKey = newKeyLine('payroll-2');
   await keyField.fill(secondKey);
-  const [added] = await Promise.all([page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`), page.getByRole('button', { name: 'Add key' }).click()]);
+  const [added] = await Promise.all([
+    page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`),
+    page.getByRole('button', { name: 'Add key' }).click(),
+  ]);
   t.equal(added.status(), 201);
   // The notice in the page, not its copy in the screen-reader announcer (outside <main>, filled 50 ms
   // later): one text, two elements, once the announcement is made.
-  await page.getByRole('main').getByText(/added\. Both keys now verify signatures/).waitFor();
+  await page
+    .getByRole('main')
+    .getByText(/added\. Both keys now verify signatures/)
+    .waitFor();
   const announcer = page.locator('#announcer');
   await announcer.getByText(/added\. Both keys now verify signatures/).waitFor({ state: 'attached' });
   t.match(await announcer.textContent(), /^Key \S+ added\. Both keys now verify signatures/, 'screen readers are told too');
@@ -113,7 +140,10 @@ t.test('a service account is created with an expiry and its key is rotated in th
 
   // A third: 409 service_account_key_limit, at the field.
   await page.getByLabel('New public key').fill(newKeyLine('payroll-3'));
-  const [limit] = await Promise.all([page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`), page.getByRole('button', { name: 'Add key' }).click()]);
+  const [limit] = await Promise.all([
+    page.waitForResponse(`**/admin/v1/service-accounts/${account.id}/keys`),
+    page.getByRole('button', { name: 'Add key' }).click(),
+  ]);
   t.equal(limit.status(), 409);
   t.equal((await limit.json()).error, 'service_account_key_limit');
   await keyError.waitFor();
@@ -129,19 +159,40 @@ t.test('a service account is created with an expiry and its key is rotated in th
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   t.equal((await adminGet(t, lg, `/admin/v1/service-accounts/${account.id}`)).public_keys.length, 2, 'Cancel removes nothing');
   await removeFirst.click();
-  const [removed] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'DELETE'), dialog.getByRole('button', { name: 'Remove key' }).click()]);
+  const [removed] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'DELETE'),
+    dialog.getByRole('button', { name: 'Remove key' }).click(),
+  ]);
   t.equal(removed.status(), 200);
-  await page.getByRole('main').getByText(/removed: requests signed with it are now rejected/).waitFor();
+  await page
+    .getByRole('main')
+    .getByText(/removed: requests signed with it are now rejected/)
+    .waitFor();
   await announcer.getByText(/removed: requests signed with it are now rejected/).waitFor({ state: 'attached' });
-  t.match(await announcer.textContent(), new RegExp(`^Key ${account.fingerprint.replace(/[+/]/g, '\\$&')} removed: requests signed with it are now rejected`), 'screen readers are told too');
+  t.match(
+    await announcer.textContent(),
+    new RegExp(`^Key ${account.fingerprint.replace(/[+/]/g, '\\$&')} removed: requests signed with it are now rejected`),
+    'screen readers are told too',
+  );
   const afterRemove = await adminGet(t, lg, `/admin/v1/service-accounts/${account.id}`);
-  t.same((afterRemove.public_keys as { fingerprint: string }[]).map((k) => k.fingerprint), [secondFingerprint], 'the account holds only the second key');
+  t.same(
+    (afterRemove.public_keys as { fingerprint: string }[]).map((k) => k.fingerprint),
+    [secondFingerprint],
+    'the account holds only the second key',
+  );
   t.equal(afterRemove.fingerprint, secondFingerprint);
   t.equal(await page.locator('.key-item').count(), 1);
   t.equal(await page.getByRole('button', { name: /^Remove/ }).count(), 0);
 
   await page.getByRole('button', { name: 'Back to service accounts' }).click();
-  t.match(await page.getByRole('row', { name: /Payroll export/ }).getByRole('cell').first().textContent(), new RegExp(secondFingerprint.replace(/[+/]/g, '\\$&')));
+  t.match(
+    await page
+      .getByRole('row', { name: /Payroll export/ })
+      .getByRole('cell')
+      .first()
+      .textContent(),
+    new RegExp(secondFingerprint.replace(/[+/]/g, '\\$&')),
+  );
 });
 
 t.test('an OAuth client secret is rolled in the dashboard', async (t) => {
@@ -153,10 +204,16 @@ t.test('an OAuth client secret is rolled in the dashboard', async (t) => {
   await page.getByRole('tab', { name: 'OAuth clients' }).click();
 
   async function roll(grace: string): Promise<{ secret: string; body: Record<string, any> }> {
-    await page.getByRole('row', { name: /test client/ }).getByRole('button', { name: /^Roll secret/ }).click();
+    await page
+      .getByRole('row', { name: /test client/ })
+      .getByRole('button', { name: /^Roll secret/ })
+      .click();
     await page.getByRole('heading', { name: 'Roll the secret of “test client”' }).waitFor();
     await page.getByRole('radio', { name: new RegExp(`^${grace}`) }).check();
-    const [response] = await Promise.all([page.waitForResponse(`**/admin/v1/clients/${client.client_id}/secret`), page.getByRole('button', { name: 'Roll secret' }).click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse(`**/admin/v1/clients/${client.client_id}/secret`),
+      page.getByRole('button', { name: 'Roll secret' }).click(),
+    ]);
     t.equal(response.status(), 200);
     await page.getByText('Client secret rolled', { exact: true }).waitFor();
     const secret = (await page.locator('#created-client-secret').textContent())!;
@@ -182,7 +239,11 @@ t.test('an OAuth client secret is rolled in the dashboard', async (t) => {
   t.match(await page.locator('#previous-secret-expiry').textContent(), /^Works until /);
   t.match(await page.locator('.alert-success').textContent(), /keeps working until .* \(in 1 hour\)/);
   t.equal((await tokenRequest(lg, { client_id: client.client_id, client_secret: second.secret })).statusCode, 200);
-  t.equal((await tokenRequest(lg, { client_id: client.client_id, client_secret: first.secret })).statusCode, 200, 'the previous secret works during the grace period');
+  t.equal(
+    (await tokenRequest(lg, { client_id: client.client_id, client_secret: first.secret })).statusCode,
+    200,
+    'the previous secret works during the grace period',
+  );
   await page.getByRole('button', { name: 'Done' }).click();
   t.notOk((await page.content()).includes(second.secret), 'the list never shows the secret');
   t.notOk(lg.logs.text.includes(second.secret), 'the secret is never logged');
@@ -195,11 +256,21 @@ t.test('the new views fit a 375 px screen', async (t) => {
     method: 'POST',
     url: '/admin/v1/service-accounts',
     headers: { authorization: `Bearer ${lg.adminToken}` },
-    payload: { description: 'Treasury reconciliation and month-end close (production)', public_key: newKeyLine('ops@example.com'), permissions: ['view_balance', 'initiate_payment'], expires_at: '2031-06-30T12:00:00Z' },
+    payload: {
+      description: 'Treasury reconciliation and month-end close (production)',
+      public_key: newKeyLine('ops@example.com'),
+      permissions: ['view_balance', 'initiate_payment'],
+      expires_at: '2031-06-30T12:00:00Z',
+    },
   });
   t.equal(created.statusCode, 201);
   const id = created.json<{ id: string }>().id;
-  const added = await lg.gateway.adminApp.inject({ method: 'POST', url: `/admin/v1/service-accounts/${id}/keys`, headers: { authorization: `Bearer ${lg.adminToken}` }, payload: { public_key: newKeyLine('ops-2@example.com') } });
+  const added = await lg.gateway.adminApp.inject({
+    method: 'POST',
+    url: `/admin/v1/service-accounts/${id}/keys`,
+    headers: { authorization: `Bearer ${lg.adminToken}` },
+    payload: { public_key: newKeyLine('ops-2@example.com') },
+  });
   t.equal(added.statusCode, 201);
 
   const browser = await launchBrowser(t);
@@ -210,7 +281,10 @@ t.test('the new views fit a 375 px screen', async (t) => {
   await page.getByRole('button', { name: /^Keys/ }).click();
   await page.getByRole('heading', { name: /^Keys of/ }).waitFor();
   await fits(t, page, 'service-account-keys');
-  await page.getByRole('button', { name: /^Remove/ }).first().click();
+  await page
+    .getByRole('button', { name: /^Remove/ })
+    .first()
+    .click();
   await page.getByRole('dialog', { name: 'Remove key?' }).waitFor();
   await fits(t, page, 'service-account-remove-key');
   await page.getByRole('button', { name: 'Cancel' }).click();

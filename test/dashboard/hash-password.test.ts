@@ -32,7 +32,13 @@ t.test('hashes with costs out of bounds are never used', async (t) => {
   const good = await hashPassword('some password here', { N: 1024, r: 8, p: 1 });
   t.ok(await verifyPassword('some password here', good), 'other costs within bounds verify');
   const [, , , , salt, key] = good.split('$');
-  for (const bad of [`scrypt$1000$8$1$${salt}$${key}`, `scrypt$${2 ** 24}$8$1$${salt}$${key}`, `scrypt$1024$0$1$${salt}$${key}`, `scrypt$1024$8$1$AA$${key}`, 'bcrypt$2b$10$x']) {
+  for (const bad of [
+    `scrypt$1000$8$1$${salt}$${key}`,
+    `scrypt$${2 ** 24}$8$1$${salt}$${key}`,
+    `scrypt$1024$0$1$${salt}$${key}`,
+    `scrypt$1024$8$1$AA$${key}`,
+    'bcrypt$2b$10$x',
+  ]) {
     t.equal(parsePasswordHash(bad), undefined, bad.slice(0, 24));
     t.equal(await verifyPassword('some password here', bad), false);
   }

@@ -7,7 +7,17 @@ import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { serviceAccountFromInput } from '../../gateway/admin/service-account-input.js';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
-import { ARTIFACT_SCREENSHOT_DIR, DESKTOP, launchBrowser, newPage, PHONE, screenshot, signInWithToken, startListeningGateway, type ListeningGateway } from '../helpers/browser.js';
+import {
+  ARTIFACT_SCREENSHOT_DIR,
+  DESKTOP,
+  launchBrowser,
+  newPage,
+  PHONE,
+  screenshot,
+  signInWithToken,
+  startListeningGateway,
+  type ListeningGateway,
+} from '../helpers/browser.js';
 import { elementsPastRightEdge, outsideViewport, overlappingPairs, pageWidth, spillingOut, wrappedText } from '../helpers/layout.js';
 import { createClient } from '../helpers/oauth.js';
 
@@ -21,7 +31,11 @@ const CONTAINERS = ['.topbar', '.card', '.sign-in-card', '.segmented', 'dialog[o
 async function seed(lg: ListeningGateway): Promise<void> {
   const { privateKey } = generateKeyPairSync('ed25519');
   const accounts = [
-    { description: 'Treasury reconciliation and month-end close (production)', permissions: ['view_balance', 'view_transactions', 'view_account_details'], allowed_ips: ['203.0.113.24', '198.51.100.0/24', '2001:db8:4::12'] },
+    {
+      description: 'Treasury reconciliation and month-end close (production)',
+      permissions: ['view_balance', 'view_transactions', 'view_account_details'],
+      allowed_ips: ['203.0.113.24', '198.51.100.0/24', '2001:db8:4::12'],
+    },
     { description: 'Payouts service', permissions: ['view_balance', 'initiate_payment', 'cancel_scheduled_payments'], allowed_ips: ['198.51.100.17'] },
   ];
   for (const account of accounts) {
@@ -53,7 +67,10 @@ async function visibleFieldErrors(page: Page): Promise<string[]> {
   return errors.allTextContents();
 }
 
-for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+for (const [width, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const) {
   t.test(`every dashboard page fits a ${width} screen (${viewport.width} px)`, async (t) => {
     const lg = await startListeningGateway(t);
     await seed(lg);
@@ -86,7 +103,11 @@ for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as cons
     await page.getByRole('heading', { name: 'Create service account' }).waitFor();
     await checkLayout(t, page, width, 'service-account-create');
     await page.getByRole('button', { name: 'Create service account' }).click();
-    t.same(await visibleFieldErrors(page), ['Enter a description.', 'Paste the public key: an ssh-ed25519 line, a PEM public key or a JWK.', 'Choose at least one permission.']);
+    t.same(await visibleFieldErrors(page), [
+      'Enter a description.',
+      'Paste the public key: an ssh-ed25519 line, a PEM public key or a JWK.',
+      'Choose at least one permission.',
+    ]);
     t.equal(await page.evaluate('document.activeElement.id'), 'sa-description');
     t.same(posts, [], 'nothing was sent');
     await checkLayout(t, page, width, 'service-account-errors');
@@ -100,7 +121,10 @@ for (const [width, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as cons
     await page.getByLabel('Public key').fill(sshPublicKeyLine(privateKey, 'forecaster@example'));
     await page.getByRole('checkbox', { name: /View balance/ }).check();
     await page.getByLabel('Allowed IPs').fill('203.0.113.40\nnot-an-address');
-    const [refused] = await Promise.all([page.waitForResponse('**/admin/v1/service-accounts'), page.getByRole('button', { name: 'Create service account' }).click()]);
+    const [refused] = await Promise.all([
+      page.waitForResponse('**/admin/v1/service-accounts'),
+      page.getByRole('button', { name: 'Create service account' }).click(),
+    ]);
     t.equal(refused.status(), 400);
     t.equal((await refused.json()).field, 'allowed_ips');
     await page.locator('[data-field="allowed_ips"] .field-error').waitFor();

@@ -10,10 +10,28 @@ const DAY = 86_400_000;
 
 /** Accounts created some days ago (straight into the store, so their dates look lived-in). */
 const FIXTURES = [
-  { description: 'Treasury reconciliation (production)', permissions: ['view_balance', 'view_transactions'], allowed_ips: ['203.0.113.24', '198.51.100.0/24'], daysAgo: 41, used: { minutesAgo: 3, ip: '203.0.113.24' } },
-  { description: 'Payouts service', permissions: ['view_balance', 'initiate_payment'], allowed_ips: ['198.51.100.17'], daysAgo: 19, used: { minutesAgo: 95, ip: '198.51.100.17' } },
+  {
+    description: 'Treasury reconciliation (production)',
+    permissions: ['view_balance', 'view_transactions'],
+    allowed_ips: ['203.0.113.24', '198.51.100.0/24'],
+    daysAgo: 41,
+    used: { minutesAgo: 3, ip: '203.0.113.24' },
+  },
+  {
+    description: 'Payouts service',
+    permissions: ['view_balance', 'initiate_payment'],
+    allowed_ips: ['198.51.100.17'],
+    daysAgo: 19,
+    used: { minutesAgo: 95, ip: '198.51.100.17' },
+  },
   { description: 'PIX key sync', permissions: ['list_dict_keys'], daysAgo: 6, used: { minutesAgo: 60 * 27, ip: '2001:db8:4::12' } },
-  { description: 'Support console (read-only)', permissions: ['view_account_details', 'view_transactions'], allowed_ips: ['10.20.0.0/16'], daysAgo: 2, used: null },
+  {
+    description: 'Support console (read-only)',
+    permissions: ['view_account_details', 'view_transactions'],
+    allowed_ips: ['10.20.0.0/16'],
+    daysAgo: 2,
+    used: null,
+  },
 ] as const;
 
 async function seedAccounts(lg: ListeningGateway): Promise<void> {
@@ -29,7 +47,10 @@ async function seedAccounts(lg: ListeningGateway): Promise<void> {
       new Date(Date.now() - fixture.daysAgo * DAY),
     );
     t.ok(await lg.gateway.store.createServiceAccount(record));
-    if (fixture.used) await lg.gateway.store.recordServiceAccountUse([{ accessId: record.accessId, at: new Date(Date.now() - fixture.used.minutesAgo * 60_000).toISOString(), ip: fixture.used.ip }]);
+    if (fixture.used)
+      await lg.gateway.store.recordServiceAccountUse([
+        { accessId: record.accessId, at: new Date(Date.now() - fixture.used.minutesAgo * 60_000).toISOString(), ip: fixture.used.ip },
+      ]);
   }
 }
 
@@ -76,7 +97,11 @@ t.test('a long list comes in pages: the first hundred, then "Show more" until ev
   const { privateKey } = generateKeyPairSync('ed25519');
   const publicKey = sshPublicKeyLine(privateKey, 'bulk@example.com');
   for (let i = 0; i < 130; i++) {
-    t.ok(await lg.gateway.store.createServiceAccount(serviceAccountFromInput({ description: `Bulk account ${i}`, public_key: publicKey, permissions: ['view_balance'] })));
+    t.ok(
+      await lg.gateway.store.createServiceAccount(
+        serviceAccountFromInput({ description: `Bulk account ${i}`, public_key: publicKey, permissions: ['view_balance'] }),
+      ),
+    );
   }
   const browser = await launchBrowser(t);
   const page = await newPage(t, browser);

@@ -26,7 +26,10 @@ t.test('a service account made in the dashboard signs requests until it is delet
   const rsaLine = `ssh-rsa ${Buffer.from(rsa.export({ type: 'pkcs1', format: 'der' })).toString('base64')} ops@example`;
   await page.getByLabel('Public key').fill(rsaLine);
   await page.getByRole('checkbox', { name: /View balance/ }).check();
-  const [rejected] = await Promise.all([page.waitForResponse('**/admin/v1/service-accounts'), page.getByRole('button', { name: 'Create service account' }).click()]);
+  const [rejected] = await Promise.all([
+    page.waitForResponse('**/admin/v1/service-accounts'),
+    page.getByRole('button', { name: 'Create service account' }).click(),
+  ]);
   t.equal(rejected.status(), 400);
   t.match(await rejected.json(), { error: 'validation_error', field: 'public_key' });
   const keyError = page.locator('[data-field="public_key"] .field-error');
@@ -40,7 +43,10 @@ t.test('a service account made in the dashboard signs requests until it is delet
   // The right key: created, and the Access ID shown in full with a copy button and a warning.
   const { privateKey } = generateKeyPairSync('ed25519');
   await page.getByLabel('Public key').fill(sshPublicKeyLine(privateKey, 'balance-monitor@staging'));
-  const [created] = await Promise.all([page.waitForResponse('**/admin/v1/service-accounts'), page.getByRole('button', { name: 'Create service account' }).click()]);
+  const [created] = await Promise.all([
+    page.waitForResponse('**/admin/v1/service-accounts'),
+    page.getByRole('button', { name: 'Create service account' }).click(),
+  ]);
   t.equal(created.status(), 201);
   await page.getByText('Service account created', { exact: true }).waitFor();
   const accessId = (await page.locator('#created-access-id').textContent())!;
@@ -77,7 +83,10 @@ t.test('a service account made in the dashboard signs requests until it is delet
   t.match(await dialog.textContent(), /401 Unauthorized/);
   t.equal(await page.evaluate('document.activeElement.id'), 'confirm-cancel', 'Cancel has focus, so Enter alone never deletes');
   await screenshot(page, 'service-account-delete');
-  const [deleted] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'DELETE'), dialog.getByRole('button', { name: 'Delete permanently' }).click()]);
+  const [deleted] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'DELETE'),
+    dialog.getByRole('button', { name: 'Delete permanently' }).click(),
+  ]);
   t.equal(deleted.status(), 204);
   await page.getByRole('heading', { name: 'No service accounts yet' }).waitFor();
   t.match(await page.locator('.alert-success').textContent(), /was deleted/);

@@ -117,11 +117,21 @@ t.test('pages: / and /dashboard need a session; sign-in is refused from another 
   const vocabulary = await tg.gateway.adminApp.inject({ url: '/dashboard/api/vocabulary' });
   t.equal(vocabulary.statusCode, 401);
 
-  const crossSite = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', headers: { origin: 'https://evil.example' }, payload: { token: tg.adminToken } });
+  const crossSite = await tg.gateway.adminApp.inject({
+    method: 'POST',
+    url: '/dashboard/api/sign-in',
+    headers: { origin: 'https://evil.example' },
+    payload: { token: tg.adminToken },
+  });
   t.equal(crossSite.statusCode, 403);
   t.equal(crossSite.json().error, 'csrf_failed');
   t.equal(crossSite.headers['set-cookie'], undefined);
-  const form = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${tg.adminToken}` });
+  const form = await tg.gateway.adminApp.inject({
+    method: 'POST',
+    url: '/dashboard/api/sign-in',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `token=${tg.adminToken}`,
+  });
   t.equal(form.statusCode, 400, 'a plain HTML form post cannot sign in (only JSON is parsed)');
   t.equal(form.json().error, 'bad_request');
   t.equal(form.headers['set-cookie'], undefined);
@@ -133,7 +143,11 @@ t.test('pages: / and /dashboard need a session; sign-in is refused from another 
 t.test('a password user signs in; a wrong password and an unknown user fail alike', async (t) => {
   const hash = await hashPassword('a long dashboard password');
   const tg = await startTestGateway(t, { config: { dashboard_users: [`carol:${hash}`] } });
-  const ok = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { username: 'carol', password: 'a long dashboard password' } });
+  const ok = await tg.gateway.adminApp.inject({
+    method: 'POST',
+    url: '/dashboard/api/sign-in',
+    payload: { username: 'carol', password: 'a long dashboard password' },
+  });
   t.equal(ok.statusCode, 200);
   t.match(ok.json(), { user: 'carol', method: 'password' });
   const wrong = await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { username: 'carol', password: 'not it' } });

@@ -12,7 +12,13 @@ const PASSWORD = 'a long dashboard password';
 // A cheap cost keeps 30 concurrent checks fast; the throttle does not depend on the cost.
 const USERS = [`carol:${await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 })}`, `dave:${await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 })}`];
 const PROXIED = { trusted_proxies: ['127.0.0.1'], dashboard_users: USERS };
-const SMALL = { ...PROXIED, throttle_max_failures: 3, throttle_max_failures_per_address: 5, throttle_max_failures_per_credential: 6, throttle_window_seconds: 120 };
+const SMALL = {
+  ...PROXIED,
+  throttle_max_failures: 3,
+  throttle_max_failures_per_address: 5,
+  throttle_max_failures_per_credential: 6,
+  throttle_window_seconds: 120,
+};
 const FAILED = 'Sign-in failed: the admin token, or the username and password, are wrong.';
 
 function signIn(tg: TestGateway, payload: Record<string, string>, address: string) {
@@ -49,13 +55,19 @@ t.test("an attacker's failures for a username do not lock out the user", async (
   assertThrottled(t, await signIn(tg, { username: 'carol', password: 'guess-10' }, attacker), 300, 'the 11th guess from that address is refused');
   assertThrottled(t, await signIn(tg, { username: 'carol', password: PASSWORD }, attacker), 300, 'that address is done with carol, right password or not');
   assertSignedIn(t, await signIn(tg, { username: 'carol', password: PASSWORD }, '198.51.100.10'), 'carol', 'carol, from her own address, still signs in');
-  assertFailed(t, await signIn(tg, { username: 'mallory', password: 'guess' }, attacker), 'password', 'the attacker address is under its own ceiling for other names');
+  assertFailed(
+    t,
+    await signIn(tg, { username: 'mallory', password: 'guess' }, attacker),
+    'password',
+    'the attacker address is under its own ceiling for other names',
+  );
 });
 
 t.test('the per-address ceiling stops one address spraying many usernames', async (t) => {
   const tg = await startTestGateway(t, { config: SMALL });
   const sprayer = '192.0.2.7';
-  for (const name of ['ann', 'bob', 'carol', 'dave', 'erin']) assertFailed(t, await signIn(tg, { username: name, password: 'guess' }, sprayer), 'password', `${name}: 401`);
+  for (const name of ['ann', 'bob', 'carol', 'dave', 'erin'])
+    assertFailed(t, await signIn(tg, { username: name, password: 'guess' }, sprayer), 'password', `${name}: 401`);
   assertThrottled(t, await signIn(tg, { username: 'frank', password: 'guess' }, sprayer), 120, 'a sixth username from the address');
   assertThrottled(t, await signIn(tg, { username: 'carol', password: PASSWORD }, sprayer), 120, 'any user from the address, right password or not');
   assertSignedIn(t, await signIn(tg, { username: 'carol', password: PASSWORD }, '192.0.2.8'), 'carol', 'the same user from another address is fine');
@@ -65,7 +77,12 @@ t.test('the per-username ceiling stops guessing spread over many addresses', asy
   const tg = await startTestGateway(t, { config: SMALL });
   for (let i = 1; i <= 6; i++) assertFailed(t, await signIn(tg, { username: 'carol', password: 'guess' }, `10.0.0.${i}`), 'password', `address ${i}: 401`);
   assertThrottled(t, await signIn(tg, { username: 'carol', password: 'guess' }, '10.0.0.7'), 120, 'a seventh address is refused for carol');
-  assertThrottled(t, await signIn(tg, { username: 'carol', password: PASSWORD }, '10.0.0.8'), 120, 'at this (normally much higher) ceiling carol is refused everywhere');
+  assertThrottled(
+    t,
+    await signIn(tg, { username: 'carol', password: PASSWORD }, '10.0.0.8'),
+    120,
+    'at this (normally much higher) ceiling carol is refused everywhere',
+  );
   assertSignedIn(t, await signIn(tg, { username: 'dave', password: PASSWORD }, '10.0.0.8'), 'dave', 'other users are not affected');
 });
 
@@ -76,7 +93,12 @@ t.test('admin-token failures count against the address only: no one can lock the
   for (let i = 1; i <= 4; i++) {
     for (let j = 0; j < 2; j++) assertFailed(t, await signIn(tg, { token: `wrong-${i}-${j}` }, `10.0.1.${i}`), 'token');
   }
-  assertSignedIn(t, await signIn(tg, { token: tg.adminToken }, '198.51.100.5'), 'admin', 'after 11 failures from 5 addresses the token still signs in from another');
+  assertSignedIn(
+    t,
+    await signIn(tg, { token: tg.adminToken }, '198.51.100.5'),
+    'admin',
+    'after 11 failures from 5 addresses the token still signs in from another',
+  );
 });
 
 for (const store of ['redis', 'embedded'] as const) {
@@ -89,9 +111,15 @@ for (const store of ['redis', 'embedded'] as const) {
     t.equal(failed.length, 10, 'exactly 10 passwords were checked');
     t.equal(throttled.length, 20, 'the other 20 were refused before any check');
     assertFailed(t, failed[0]!);
-    t.ok(failed.every((r) => r.json().error === 'admin_unauthorized' && r.json().message === FAILED), 'every 401 is the same failure');
+    t.ok(
+      failed.every((r) => r.json().error === 'admin_unauthorized' && r.json().message === FAILED),
+      'every 401 is the same failure',
+    );
     assertThrottled(t, throttled[0]!, 300);
-    t.ok(throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1), 'every 429 is too_many_requests with Retry-After');
+    t.ok(
+      throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1),
+      'every 429 is too_many_requests with Retry-After',
+    );
     assertSignedIn(t, await signIn(tg, { username: 'carol', password: PASSWORD }, '198.51.100.20'), 'carol', 'carol still signs in from her address');
   });
 }
@@ -101,6 +129,11 @@ t.test('a successful sign-in is not counted as a failure', async (t) => {
   const here = '192.0.2.55';
   for (let i = 0; i < 9; i++) assertFailed(t, await signIn(tg, { username: 'carol', password: 'guess' }, here));
   assertSignedIn(t, await signIn(tg, { username: 'carol', password: PASSWORD }, here), 'carol', 'after 9 failures the right password works');
-  assertFailed(t, await signIn(tg, { username: 'carol', password: 'guess' }, here), 'password', 'a 10th failure is still checked: the success gave its attempt back');
+  assertFailed(
+    t,
+    await signIn(tg, { username: 'carol', password: 'guess' }, here),
+    'password',
+    'a 10th failure is still checked: the success gave its attempt back',
+  );
   assertThrottled(t, await signIn(tg, { username: 'carol', password: PASSWORD }, here), 300, 'after 10 failures the pair is throttled');
 });

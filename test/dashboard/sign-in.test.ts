@@ -47,7 +47,10 @@ t.test('the admin token signs in; a wrong one does not; sign-out ends the sessio
   const missing = await fetchFromPage(page, 'POST', '/admin/v1/clients', { headers: { 'content-type': 'application/json' }, body: probe });
   t.equal(missing.status, 403);
   t.equal(missing.body?.error, 'csrf_failed');
-  const wrongToken = await fetchFromPage(page, 'POST', '/admin/v1/clients', { headers: { 'content-type': 'application/json', 'x-csrf-token': 'A'.repeat(43) }, body: probe });
+  const wrongToken = await fetchFromPage(page, 'POST', '/admin/v1/clients', {
+    headers: { 'content-type': 'application/json', 'x-csrf-token': 'A'.repeat(43) },
+    body: probe,
+  });
   t.equal(wrongToken.status, 403);
   t.equal(wrongToken.body?.error, 'csrf_failed');
   const read = await fetchFromPage(page, 'GET', '/admin/v1/clients');

@@ -35,7 +35,8 @@ for (const protocol of PROTOCOLS) {
   t.test(`through Caddy forward_auth with the documented configuration, ${protocol.name}`, async (t) => {
     const edge = await startEdge(t);
     const { tg } = edge;
-    const exchange = (path: string, method: string, headers: Record<string, string | string[]>, body?: string) => protocol.send(edge, path, method, headers, body);
+    const exchange = (path: string, method: string, headers: Record<string, string | string[]>, body?: string) =>
+      protocol.send(edge, path, method, headers, body);
 
     t.test('a Bearer GET reaches the upstream with the identity the decision vouched for, nothing else', async (t) => {
       const client = await createClient(tg, ['sales'], { account_id: 'acct-7' });
@@ -65,12 +66,18 @@ for (const protocol of PROTOCOLS) {
       for (const consumed of CONSUMED_CREDENTIAL_HEADERS) t.notOk(received.headers[consumed], `${consumed} stays at the edge`);
     });
 
-    t.test('refusals are the gateway\'s: status, code, challenge headers', async (t) => {
+    t.test("refusals are the gateway's: status, code, challenge headers", async (t) => {
       const token = await accessToken(tg, await createClient(tg, ['sales']));
       const bad = await refused(t, edge, () => exchange('/v1/sales', 'GET', { authorization: 'Bearer not-a-token' }), 401, 'invalid_token');
       t.match(bad.headers['www-authenticate'], /^Bearer realm="gateway", error="invalid_token"/);
       await refused(t, edge, () => exchange('/v1/stats', 'GET', { authorization: `Bearer ${token}` }), 403, 'insufficient_scope');
-      await refused(t, edge, () => exchange('/v1/stats', 'GET', { authorization: `Bearer ${token}`, 'x-forwarded-uri': '/v1/sales', 'x-forwarded-method': 'GET' }), 403, 'insufficient_scope');
+      await refused(
+        t,
+        edge,
+        () => exchange('/v1/stats', 'GET', { authorization: `Bearer ${token}`, 'x-forwarded-uri': '/v1/sales', 'x-forwarded-method': 'GET' }),
+        403,
+        'insufficient_scope',
+      );
       await refused(t, edge, () => exchange('/v1/no-such-route', 'GET', { authorization: `Bearer ${token}` }), 404, 'route_not_found');
       const missing = await refused(t, edge, () => exchange('/v1/balance', 'GET', {}), 401, 'signature_missing');
       t.match(missing.headers['accept-signature'], /^sig1=\("@method" "@authority" "@path" "@query" "x-access-id"\)/);
@@ -95,12 +102,21 @@ for (const protocol of PROTOCOLS) {
 
     t.test('the upstream gets the proxy header rule: no overrides, no routing claims, X-Forwarded-For the client alone', async (t) => {
       const token = await accessToken(tg, await createClient(tg, ['sales']));
-      const overrides = Object.fromEntries(CLIENT_ROUTING_HEADERS.map((name) => [name, name === 'forwarded' ? 'for=10.9.9.9' : name.endsWith('-ip') ? '10.9.9.9' : 'DELETE /v1/webhooks/1']));
-      const response = await exchange('/v1/sales/1', 'GET', { authorization: `Bearer ${token}`, 'x-forwarded-for': '10.9.9.9', 'proxy-authorization': 'Basic eDp5', 'x-custom-client-ip': '10.9.9.9', ...overrides });
+      const overrides = Object.fromEntries(
+        CLIENT_ROUTING_HEADERS.map((name) => [name, name === 'forwarded' ? 'for=10.9.9.9' : name.endsWith('-ip') ? '10.9.9.9' : 'DELETE /v1/webhooks/1']),
+      );
+      const response = await exchange('/v1/sales/1', 'GET', {
+        authorization: `Bearer ${token}`,
+        'x-forwarded-for': '10.9.9.9',
+        'proxy-authorization': 'Basic eDp5',
+        'x-custom-client-ip': '10.9.9.9',
+        ...overrides,
+      });
       t.equal(response.status, 200, response.body);
       const received = lastReceived(edge);
       t.equal(received.method, 'GET');
-      for (const name of [...CLIENT_ROUTING_HEADERS, ...CONSUMED_CREDENTIAL_HEADERS, 'x-custom-client-ip']) t.equal(received.headers[name], undefined, `${name} does not reach the upstream`);
+      for (const name of [...CLIENT_ROUTING_HEADERS, ...CONSUMED_CREDENTIAL_HEADERS, 'x-custom-client-ip'])
+        t.equal(received.headers[name], undefined, `${name} does not reach the upstream`);
       t.equal(received.headers['x-forwarded-for'], '127.0.0.1', 'the client address alone, not the hop it wrote');
     });
   });

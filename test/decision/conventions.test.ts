@@ -15,13 +15,22 @@ function decide(tg: TestGateway, options: InjectOptions): Promise<LightMyRequest
 
 /** nginx auth_request: a GET subrequest without body; the original request line in X-Original-*. */
 function nginxAsk(method: string, uri: string, headers: Record<string, string | string[]>, extra: Record<string, string> = {}): InjectOptions {
-  return { method: 'GET', url: '/nginx', headers: { ...headers, 'x-original-method': method, 'x-original-uri': uri, 'x-original-protocol': 'HTTP/1.1', 'x-forwarded-for': '198.51.100.7', ...extra } };
+  return {
+    method: 'GET',
+    url: '/nginx',
+    headers: { ...headers, 'x-original-method': method, 'x-original-uri': uri, 'x-original-protocol': 'HTTP/1.1', 'x-forwarded-for': '198.51.100.7', ...extra },
+  };
 }
 
 /** Envoy ext_authz: original method, path_prefix + original path, Content-Length 0 unless with_request_body. */
 function envoyAsk(method: string, uri: string, headers: Record<string, string | string[]>, body?: string): InjectOptions {
   const withBody = body === undefined ? {} : { 'x-envoy-auth-partial-body': 'false' };
-  return { method, url: `/envoy${uri}`, headers: { ...headers, 'x-forwarded-for': '198.51.100.7', ...withBody }, ...(body === undefined ? {} : { payload: body }) };
+  return {
+    method,
+    url: `/envoy${uri}`,
+    headers: { ...headers, 'x-forwarded-for': '198.51.100.7', ...withBody },
+    ...(body === undefined ? {} : { payload: body }),
+  };
 }
 
 /** Traefik forwardAuth: a GET to the auth address with X-Forwarded-Method/-Uri/-Host/-Proto and the client's headers. */
@@ -30,7 +39,15 @@ function traefikAsk(method: string, uri: string, headers: Record<string, string 
   return {
     method: 'GET',
     url: '/traefik',
-    headers: { ...clientHeaders, host: 'gateway-decision:8082', 'x-forwarded-method': method, 'x-forwarded-uri': uri, 'x-forwarded-host': host, 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' },
+    headers: {
+      ...clientHeaders,
+      host: 'gateway-decision:8082',
+      'x-forwarded-method': method,
+      'x-forwarded-uri': uri,
+      'x-forwarded-host': host,
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': '198.51.100.7',
+    },
   };
 }
 
@@ -45,7 +62,18 @@ function caddyAsk(method: string, uri: string, headers: Record<string, string | 
   return {
     method: 'GET',
     url: '/caddy',
-    headers: { ...clientHeaders, host: 'gateway-decision:8082', 'x-forwarded-method': method, 'x-forwarded-uri': uri, 'x-forwarded-host': host, 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7', 'x-original-content-length': '', 'x-original-unframed-bodies': 'refused', ...extra },
+    headers: {
+      ...clientHeaders,
+      host: 'gateway-decision:8082',
+      'x-forwarded-method': method,
+      'x-forwarded-uri': uri,
+      'x-forwarded-host': host,
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': '198.51.100.7',
+      'x-original-content-length': '',
+      'x-original-unframed-bodies': 'refused',
+      ...extra,
+    },
   };
 }
 
@@ -75,7 +103,12 @@ t.test('Bearer: each convention is allowed with the identity headers and refused
   const client = await createClient(tg, ['sales'], { account_id: 'acct-7' });
   const token = await accessToken(tg, client);
   const headers = { host: 'api.test', authorization: `Bearer ${token}`, 'x-gateway-client-id': 'forged' };
-  for (const ask of [nginxAsk('GET', '/v1/sales/42?x=1', headers), envoyAsk('GET', '/v1/sales/42?x=1', headers), traefikAsk('GET', '/v1/sales/42?x=1', headers, 'api.test'), caddyAsk('GET', '/v1/sales/42?x=1', headers, 'api.test')]) {
+  for (const ask of [
+    nginxAsk('GET', '/v1/sales/42?x=1', headers),
+    envoyAsk('GET', '/v1/sales/42?x=1', headers),
+    traefikAsk('GET', '/v1/sales/42?x=1', headers, 'api.test'),
+    caddyAsk('GET', '/v1/sales/42?x=1', headers, 'api.test'),
+  ]) {
     const response = await decide(tg, ask);
     t.equal(response.statusCode, 200, `${JSON.stringify(ask.url)}: ${response.body}`);
     t.equal(response.headers['x-gateway-client-id'], client.client_id);
@@ -151,12 +184,30 @@ t.test('signed bodies: Envoy with_request_body checks the digest; a withheld bod
   t.equal(allowed.statusCode, 200, allowed.body);
   t.equal(allowed.headers['x-gateway-digest'], undefined, 'the decision checked the digest itself');
   refusal(t, await decide(tg, envoyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), '{"amount":999}')), 401, 'digest_mismatch');
-  refusal(t, await decide(tg, { ...envoyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), body), headers: { ...signed(sa, 'POST', '/v1/transfers', body), 'x-envoy-auth-partial-body': 'true' } }), 413, 'body_partial');
+  refusal(
+    t,
+    await decide(tg, {
+      ...envoyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), body),
+      headers: { ...signed(sa, 'POST', '/v1/transfers', body), 'x-envoy-auth-partial-body': 'true' },
+    }),
+    413,
+    'body_partial',
+  );
   // Envoy without with_request_body, and nginx (never a body): refused on a route that checks the digest itself.
   refusal(t, await decide(tg, envoyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body))), 403, 'body_not_checkable');
-  refusal(t, await decide(tg, nginxAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), { 'x-original-content-length': String(body.length) })), 403, 'body_not_checkable');
+  refusal(
+    t,
+    await decide(tg, nginxAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), { 'x-original-content-length': String(body.length) })),
+    403,
+    'body_not_checkable',
+  );
   // nginx on a GET route that says a body came (X-Original-Content-Length): the same.
-  refusal(t, await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-content-length': '5' })), 403, 'body_not_checkable');
+  refusal(
+    t,
+    await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-content-length': '5' })),
+    403,
+    'body_not_checkable',
+  );
   // Delegated: allowed, and the answer tells the upstream to check the body against the signed Content-Digest.
   const headers = signed(sa, 'POST', DELEGATED_ROUTE, body);
   const delegated = await decide(tg, nginxAsk('POST', DELEGATED_ROUTE, headers, { 'x-original-content-length': String(body.length) }));
@@ -169,10 +220,13 @@ t.test('signed bodies: Envoy with_request_body checks the digest; a withheld bod
   untouched();
 });
 
-t.test('the client address comes from the edge proxy\'s X-Forwarded-For; only trusted proxies may ask', async (t) => {
+t.test("the client address comes from the edge proxy's X-Forwarded-For; only trusted proxies may ask", async (t) => {
   const { tg, untouched } = await setup(t);
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'], allowed_ips: ['203.0.113.0/24'] });
-  const from = (address: string) => ({ ...envoyAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance')), headers: { ...signed(sa, 'GET', '/v1/balance'), 'x-forwarded-for': `10.9.9.9, ${address}` } });
+  const from = (address: string) => ({
+    ...envoyAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance')),
+    headers: { ...signed(sa, 'GET', '/v1/balance'), 'x-forwarded-for': `10.9.9.9, ${address}` },
+  });
   t.equal((await decide(tg, from('203.0.113.9'))).statusCode, 200);
   refusal(t, await decide(tg, from('198.51.100.1')), 403, 'ip_not_allowed');
   refusal(t, await decide(tg, { ...from('203.0.113.9'), remoteAddress: '192.0.2.1' }), 403, 'decision_caller_not_trusted');
@@ -182,7 +236,11 @@ t.test('the client address comes from the edge proxy\'s X-Forwarded-For; only tr
 
 t.test('a decision request that does not describe the original request is refused and says what is missing', async (t) => {
   const { tg } = await setup(t);
-  const noUri = await decide(tg, { method: 'GET', url: '/traefik', headers: { 'x-forwarded-method': 'GET', 'x-forwarded-host': 'api.test', 'x-forwarded-for': '198.51.100.7' } });
+  const noUri = await decide(tg, {
+    method: 'GET',
+    url: '/traefik',
+    headers: { 'x-forwarded-method': 'GET', 'x-forwarded-host': 'api.test', 'x-forwarded-for': '198.51.100.7' },
+  });
   refusal(t, noUri, 400, 'decision_request_invalid');
   t.match(noUri.json<{ message: string }>().message, /x-forwarded-uri/);
   const badMethod = await decide(tg, nginxAsk('GE T', '/v1/sales', {}));
@@ -218,7 +276,7 @@ t.test('a refused credential counts in gateway_auth_failures_total as on the pro
   const badToken = await decide(tg, nginxAsk('GET', '/v1/sales', { host: 'api.test', authorization: 'Bearer not-a-token' }));
   refusal(t, badToken, 401, 'invalid_token');
   t.match(badToken.headers['www-authenticate'], /^Bearer realm="gateway", error="invalid_token"/);
-  t.equal(await counted('invalid_token', 'bearer'), 1, 'a decision\'s 401 is counted by scheme and reason');
+  t.equal(await counted('invalid_token', 'bearer'), 1, "a decision's 401 is counted by scheme and reason");
 
   const noScope = await decide(tg, envoyAsk('GET', '/v1/products', headers));
   refusal(t, noScope, 403, 'insufficient_scope');
@@ -266,13 +324,32 @@ t.test('a body on a GET decision request is read and checked (Traefik forwardBod
   const allowed = await decide(tg, traefikWithBody('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, body));
   t.equal(allowed.statusCode, 200, allowed.body);
   t.equal(allowed.headers['x-gateway-digest'], undefined, 'checked here, not delegated');
-  refusal(t, await decide(tg, traefikWithBody('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, '{"amount":999}')), 401, 'digest_mismatch');
+  refusal(
+    t,
+    await decide(tg, traefikWithBody('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, '{"amount":999}')),
+    401,
+    'digest_mismatch',
+  );
   // A signed GET whose signature covers no digest, a body attached: the body must be covered.
-  refusal(t, await decide(tg, traefikWithBody('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), BANKING_HOST, body)), 401, 'signature_components_missing');
+  refusal(
+    t,
+    await decide(tg, traefikWithBody('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), BANKING_HOST, body)),
+    401,
+    'signature_components_missing',
+  );
   // Envoy asks with the original method: a GET carrying a body, with_request_body on.
-  const envoyGet = { method: 'GET' as const, url: '/envoy/v1/balance', headers: { ...signed(sa, 'GET', '/v1/balance', body), 'x-forwarded-for': '198.51.100.7', 'x-envoy-auth-partial-body': 'false' }, payload: body };
+  const envoyGet = {
+    method: 'GET' as const,
+    url: '/envoy/v1/balance',
+    headers: { ...signed(sa, 'GET', '/v1/balance', body), 'x-forwarded-for': '198.51.100.7', 'x-envoy-auth-partial-body': 'false' },
+    payload: body,
+  };
   t.equal((await decide(tg, envoyGet)).statusCode, 200, 'the GET body matches its signed digest');
-  const tampered = { ...envoyGet, headers: { ...signed(sa, 'GET', '/v1/balance', body), 'x-forwarded-for': '198.51.100.7', 'x-envoy-auth-partial-body': 'false' }, payload: '{"amount":999}' };
+  const tampered = {
+    ...envoyGet,
+    headers: { ...signed(sa, 'GET', '/v1/balance', body), 'x-forwarded-for': '198.51.100.7', 'x-envoy-auth-partial-body': 'false' },
+    payload: '{"amount":999}',
+  };
   refusal(t, await decide(tg, tampered), 401, 'digest_mismatch');
   untouched();
 });
@@ -286,9 +363,17 @@ t.test('nginx: the protocol says whether a missing Content-Length means no body'
   // HTTP/2 with no Content-Length: unknown, so taken as a body the decision cannot check.
   const unknown = await decide(tg, nginxAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers'), { 'x-original-protocol': 'HTTP/2.0' }));
   refusal(t, unknown, 403, 'body_not_checkable');
-  refusal(t, await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': 'HTTP/3.0' })), 403, 'body_not_checkable');
+  refusal(
+    t,
+    await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': 'HTTP/3.0' })),
+    403,
+    'body_not_checkable',
+  );
   // nginx dropped the body of such a GET and says its length is 0: allowed as body-less.
-  const dropped = await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': 'HTTP/2.0', 'x-original-content-length': '0' }));
+  const dropped = await decide(
+    tg,
+    nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance'), { 'x-original-protocol': 'HTTP/2.0', 'x-original-content-length': '0' }),
+  );
   t.equal(dropped.statusCode, 200, dropped.body);
   // HTTP/1.1 without Content-Length or Transfer-Encoding frames no body.
   t.equal((await decide(tg, nginxAsk('GET', '/v1/balance', signed(sa, 'GET', '/v1/balance')))).statusCode, 200);
@@ -301,12 +386,24 @@ t.test('Caddy: every identity header answered, bodies only with their length, an
   const bearer = await decide(tg, caddyAsk('GET', '/v1/sales', { authorization: `Bearer ${await accessToken(tg, client)}` }, 'api.test'));
   t.equal(bearer.statusCode, 200, bearer.body);
   // copy_headers would write its placeholder's text for a header the answer lacks.
-  for (const name of ['x-gateway-service-account-id', 'x-gateway-permissions', 'x-gateway-digest', 'x-gateway-account-id']) t.equal(bearer.headers[name], '', `${name} answered empty`);
+  for (const name of ['x-gateway-service-account-id', 'x-gateway-permissions', 'x-gateway-digest', 'x-gateway-account-id'])
+    t.equal(bearer.headers[name], '', `${name} answered empty`);
   t.equal(bearer.headers['x-gateway-client-id'], client.client_id);
   const sa = await createServiceAccount(tg, { permissions: ['initiate_payment'] });
   const body = '{"amount":100}';
-  refusal(t, await decide(tg, caddyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, { 'x-original-content-length': String(body.length) })), 403, 'body_not_checkable');
-  const delegated = await decide(tg, caddyAsk('POST', DELEGATED_ROUTE, signed(sa, 'POST', DELEGATED_ROUTE, body), BANKING_HOST, { 'x-original-content-length': String(body.length) }));
+  refusal(
+    t,
+    await decide(
+      tg,
+      caddyAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST, { 'x-original-content-length': String(body.length) }),
+    ),
+    403,
+    'body_not_checkable',
+  );
+  const delegated = await decide(
+    tg,
+    caddyAsk('POST', DELEGATED_ROUTE, signed(sa, 'POST', DELEGATED_ROUTE, body), BANKING_HOST, { 'x-original-content-length': String(body.length) }),
+  );
   t.equal(delegated.statusCode, 200, delegated.body);
   t.equal(delegated.headers['x-gateway-digest'], 'upstream');
   const unguarded = await decide(tg, caddyAsk('GET', '/v1/sales', {}, 'api.test', { 'x-original-unframed-bodies': '' }));

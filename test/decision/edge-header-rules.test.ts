@@ -77,15 +77,27 @@ function envoyConfig(): EnvoyConfig {
   const extAuthz = httpFilters.find((f) => f.name === 'envoy.filters.http.ext_authz');
   if (!extAuthz) throw new Error('envoy.yaml has no ext_authz filter');
   const mutationsBefore = httpFilters.slice(0, httpFilters.indexOf(extAuthz)).filter((f) => f.name === 'envoy.filters.http.header_mutation');
-  const beforeDecision = mutationsBefore.flatMap((f) => list(record(record(f.typed_config, 'header_mutation').mutations, 'mutations').request_mutations, 'request_mutations').map((m) => record(m, 'mutation')));
+  const beforeDecision = mutationsBefore.flatMap((f) =>
+    list(record(record(f.typed_config, 'header_mutation').mutations, 'mutations').request_mutations, 'request_mutations').map((m) => record(m, 'mutation')),
+  );
   const exactBefore = beforeDecision.filter((m) => m.remove !== undefined).map((m) => text(m.remove, 'remove'));
   const regexSources = beforeDecision
     .filter((m) => m.remove_on_match !== undefined)
-    .map((m) => text(record(record(record(m.remove_on_match, 'remove_on_match').key_matcher, 'key_matcher').safe_regex, 'safe_regex (the only matcher the test reads)').regex, 'regex'));
+    .map((m) =>
+      text(
+        record(record(record(m.remove_on_match, 'remove_on_match').key_matcher, 'key_matcher').safe_regex, 'safe_regex (the only matcher the test reads)')
+          .regex,
+        'regex',
+      ),
+    );
   const routeConfig = record(hcm.route_config, 'route_config');
-  const routes = list(routeConfig.virtual_hosts, 'virtual_hosts').flatMap((vh) => list(record(vh, 'virtual host').routes, 'routes').map((r) => record(r, 'route')));
+  const routes = list(routeConfig.virtual_hosts, 'virtual_hosts').flatMap((vh) =>
+    list(record(vh, 'virtual host').routes, 'routes').map((r) => record(r, 'route')),
+  );
   const response = record(record(record(extAuthz.typed_config, 'ext_authz').http_service, 'http_service').authorization_response, 'authorization_response');
-  const fromDecision = list(record(response.allowed_upstream_headers, 'allowed_upstream_headers').patterns, 'patterns').map((p) => text(record(p, 'pattern').exact, 'exact pattern'));
+  const fromDecision = list(record(response.allowed_upstream_headers, 'allowed_upstream_headers').patterns, 'patterns').map((p) =>
+    text(record(p, 'pattern').exact, 'exact pattern'),
+  );
   return { hcm, filterNames, beforeDecision, exactBefore, patterns: regexSources.map((source) => new RegExp(source)), regexSources, routes, fromDecision };
 }
 
@@ -107,7 +119,10 @@ function envoyStages(config: EnvoyConfig): EdgeStages {
     removedAfterDecision: (name) => removedByEveryRoute(config.routes, name),
     identityFromDecisionOnly: (name) =>
       config.fromDecision.includes(name) && (removedBeforeDecision(name) || (name === 'x-request-id' && envoyReplacesRequestId(config.hcm))),
-    exactNames: [...config.exactBefore, ...config.routes.flatMap((r) => optionalList(r.request_headers_to_remove, 'request_headers_to_remove').map((n) => text(n, 'name')))],
+    exactNames: [
+      ...config.exactBefore,
+      ...config.routes.flatMap((r) => optionalList(r.request_headers_to_remove, 'request_headers_to_remove').map((n) => text(n, 'name'))),
+    ],
   };
 }
 
@@ -122,7 +137,9 @@ interface TraefikConfig {
 function traefikConfig(): TraefikConfig {
   const http = record(record(readYaml('deploy/edge/traefik.yaml'), 'traefik.yaml').http, 'http');
   const middlewares = Object.fromEntries(Object.entries(record(http.middlewares, 'middlewares')).map(([name, m]) => [name, record(m, name)]));
-  const chains = Object.values(record(http.routers, 'routers')).map((router) => list(record(router, 'router').middlewares, 'router middlewares').map((m) => text(m, 'middleware name')));
+  const chains = Object.values(record(http.routers, 'routers')).map((router) =>
+    list(record(router, 'router').middlewares, 'router middlewares').map((m) => text(m, 'middleware name')),
+  );
   return { middlewares, chains };
 }
 
@@ -136,7 +153,9 @@ function removedByTraefikHeaders(config: TraefikConfig, middleware: string): str
   const headers = config.middlewares[middleware]?.headers;
   if (headers === undefined) return [];
   const custom = record(record(headers, middleware).customRequestHeaders ?? {}, `${middleware} customRequestHeaders`);
-  return Object.entries(custom).filter(([, value]) => value === '').map(([name]) => name.toLowerCase());
+  return Object.entries(custom)
+    .filter(([, value]) => value === '')
+    .map(([name]) => name.toLowerCase());
 }
 
 function traefikStages(config: TraefikConfig): EdgeStages {
@@ -151,7 +170,9 @@ function traefikStages(config: TraefikConfig): EdgeStages {
     });
   const exactNames = Object.entries(config.middlewares).flatMap(([name, m]) => [
     ...removedByTraefikHeaders(config, name),
-    ...(m.forwardAuth === undefined ? [] : optionalList(record(m.forwardAuth, name).authResponseHeaders, 'authResponseHeaders').map((h) => text(h, 'header').toLowerCase())),
+    ...(m.forwardAuth === undefined
+      ? []
+      : optionalList(record(m.forwardAuth, name).authResponseHeaders, 'authResponseHeaders').map((h) => text(h, 'header').toLowerCase())),
   ]);
   return {
     file: 'deploy/edge/traefik.yaml',
@@ -163,7 +184,10 @@ function traefikStages(config: TraefikConfig): EdgeStages {
 }
 
 /** Names the rule drops by pattern: the property tests' generator. */
-const suffix = fc.oneof(fc.constantFrom('', 'f', 'fo', 'for', 'forx', 'for-ip', 'p', 'pr', 'pro', 'prot', 'proto', 'protocol', 'host', 'port'), fc.string({ unit: fc.constantFrom(...TCHAR), maxLength: 12 }));
+const suffix = fc.oneof(
+  fc.constantFrom('', 'f', 'fo', 'for', 'forx', 'for-ip', 'p', 'pr', 'pro', 'prot', 'proto', 'protocol', 'host', 'port'),
+  fc.string({ unit: fc.constantFrom(...TCHAR), maxLength: 12 }),
+);
 const droppedByPattern = fc.oneof(
   suffix.map((s) => `x-forwarded-${s}`),
   suffix.map((s) => `${s}-ip`),
@@ -177,7 +201,10 @@ const droppedByPattern = fc.oneof(
 /** Any header name, leaning towards the rule's edges (prefixes and suffixes it drops, names next to them). */
 const anyName = fc.oneof(
   fc.string({ unit: fc.constantFrom(...TCHAR), minLength: 1, maxLength: 24 }),
-  fc.tuple(fc.constantFrom('x-app-', 'x-forwarded', 'x-gateway', 'x-original', 'x-method', 'x-http-', 'x-', 'forwarded', 'x-host', 'ip-', ''), suffix).map(([a, b]) => `${a}${b}`).filter((n) => n !== ''),
+  fc
+    .tuple(fc.constantFrom('x-app-', 'x-forwarded', 'x-gateway', 'x-original', 'x-method', 'x-http-', 'x-', 'forwarded', 'x-host', 'ip-', ''), suffix)
+    .map(([a, b]) => `${a}${b}`)
+    .filter((n) => n !== ''),
   droppedByPattern,
 );
 
@@ -204,7 +231,11 @@ function checkRule(t: Test, edge: EdgeStages): void {
       t.notOk(edge.removedBeforeDecision(name), `${name} reaches the decision`);
       t.notOk(edge.removedAfterDecision(name), `${name} reaches the API`);
     }
-    holds(t, fc.property(anyName, (name) => !(edge.removedBeforeDecision(name) || edge.removedAfterDecision(name)) || !forwardableRequestHeader(name)), 2000);
+    holds(
+      t,
+      fc.property(anyName, (name) => !(edge.removedBeforeDecision(name) || edge.removedAfterDecision(name)) || !forwardableRequestHeader(name)),
+      2000,
+    );
   });
 
   t.test(`${edge.file}: every name it removes by name is one the rule drops`, async (t) => {
@@ -226,13 +257,27 @@ t.test('envoy.yaml: its patterns are the rule, except the X-Forwarded-For and -P
   const stages = envoyStages(envoy);
   t.notOk(stages.removedBeforeDecision('x-forwarded-for'), 'x-forwarded-for reaches the decision');
   t.notOk(stages.removedBeforeDecision('x-forwarded-proto'), 'x-forwarded-proto reaches the decision');
-  for (const name of ['x-forwarded-host', 'x-forwarded-fo', 'x-forwarded-forx', 'x-forwarded-protocol', 'x-forwarded-', 'forwarded', 'x-host', 'x-real-ip', 'x-original-url']) {
+  for (const name of [
+    'x-forwarded-host',
+    'x-forwarded-fo',
+    'x-forwarded-forx',
+    'x-forwarded-protocol',
+    'x-forwarded-',
+    'forwarded',
+    'x-host',
+    'x-real-ip',
+    'x-original-url',
+  ]) {
     t.ok(stages.removedBeforeDecision(name), name);
   }
-  holds(t, fc.property(droppedByPattern, (name) => {
-    const kept = name === 'x-forwarded-for' || name === 'x-forwarded-proto';
-    return !forwardableRequestHeader(name) && stages.removedBeforeDecision(name) === !kept;
-  }), 3000);
+  holds(
+    t,
+    fc.property(droppedByPattern, (name) => {
+      const kept = name === 'x-forwarded-for' || name === 'x-forwarded-proto';
+      return !forwardableRequestHeader(name) && stages.removedBeforeDecision(name) === !kept;
+    }),
+    3000,
+  );
 });
 
 t.test('envoy.yaml: each pattern is RE2 that compiles the same in JavaScript, anchored and small', async (t) => {
@@ -253,11 +298,22 @@ t.test('envoy.yaml: X-Forwarded-For is the client address alone, overwritten bef
   t.equal(envoy.hcm.xff_num_trusted_hops, 0, 'xff_num_trusted_hops');
   const overwritesXff = (option: Record<string, unknown>) => {
     const header = record(option.header, 'header');
-    return header.key === 'x-forwarded-for' && header.value === '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%' && option.append_action === 'OVERWRITE_IF_EXISTS_OR_ADD' && option.append === undefined;
+    return (
+      header.key === 'x-forwarded-for' &&
+      header.value === '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%' &&
+      option.append_action === 'OVERWRITE_IF_EXISTS_OR_ADD' &&
+      option.append === undefined
+    );
   };
-  t.ok(envoy.beforeDecision.some((m) => m.append !== undefined && overwritesXff(record(m.append, 'append'))), 'before the decision');
+  t.ok(
+    envoy.beforeDecision.some((m) => m.append !== undefined && overwritesXff(record(m.append, 'append'))),
+    'before the decision',
+  );
   for (const route of envoy.routes) {
-    t.ok(optionalList(route.request_headers_to_add, 'request_headers_to_add').some((option) => overwritesXff(record(option, 'header option'))), 'at the router');
+    t.ok(
+      optionalList(route.request_headers_to_add, 'request_headers_to_add').some((option) => overwritesXff(record(option, 'header option'))),
+      'at the router',
+    );
   }
 });
 
@@ -269,7 +325,7 @@ t.test('envoy.yaml: a header spelled with an underscore never reaches the decisi
 const traefik = traefikConfig();
 checkRule(t, traefikStages(traefik));
 
-t.test('traefik.yaml: forwardAuth describes the request from Traefik\'s own view', async (t) => {
+t.test("traefik.yaml: forwardAuth describes the request from Traefik's own view", async (t) => {
   for (const chain of traefik.chains) {
     const forwardAuth = record(traefik.middlewares[chain[decisionIndex(traefik, chain)]!]!.forwardAuth, 'forwardAuth');
     t.equal(forwardAuth.trustForwardHeader, false, 'trustForwardHeader');
@@ -309,7 +365,7 @@ function nginxStages(config: NginxConfig): EdgeStages {
 const nginx = nginxConfig();
 checkRule(t, nginxStages(nginx));
 
-t.test('nginx.conf: both API locations inherit the server block\'s header lines, and it drops underscore spellings', async (t) => {
+t.test("nginx.conf: both API locations inherit the server block's header lines, and it drops underscore spellings", async (t) => {
   const locations = nginx.text.split(/\n\s*location /).slice(1);
   const api = locations.filter((l) => l.startsWith('/ {') || l.startsWith('= /_gateway_bodyless'));
   t.equal(api.length, 2, 'two locations forward to the API');
@@ -328,11 +384,18 @@ interface CaddyConfig {
 }
 
 function caddyConfig(): CaddyConfig {
-  const lines = readFileSync(join(REPO_ROOT, 'deploy/edge/Caddyfile'), 'utf8').split('\n').map((l) => l.replace(/#.*$/, '').trim());
+  const lines = readFileSync(join(REPO_ROOT, 'deploy/edge/Caddyfile'), 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim());
   const decision = lines.findIndex((l) => l.startsWith('forward_auth '));
   // Unconditional deletions only: a matcher (@name) makes one conditional.
   const deletions = (part: string[]) => part.flatMap((l) => /^request_header -(\S+)$/.exec(l)?.[1]?.toLowerCase() ?? []);
-  const copied = lines.find((l) => l.startsWith('copy_headers '))?.split(/\s+/).slice(1).map((n) => n.toLowerCase()) ?? [];
+  const copied =
+    lines
+      .find((l) => l.startsWith('copy_headers '))
+      ?.split(/\s+/)
+      .slice(1)
+      .map((n) => n.toLowerCase()) ?? [];
   return { before: deletions(lines.slice(0, decision)), after: deletions(lines.slice(decision)), copied };
 }
 
@@ -355,7 +418,11 @@ checkRule(t, caddyStages(caddy));
 
 t.test('Caddyfile: its patterns drop what the rule drops by pattern, X-Forwarded-* included (Caddy sets its own)', async (t) => {
   const stages = caddyStages(caddy);
-  holds(t, fc.property(droppedByPattern, (name) => !forwardableRequestHeader(name) && stages.removedBeforeDecision(name)), 3000);
+  holds(
+    t,
+    fc.property(droppedByPattern, (name) => !forwardableRequestHeader(name) && stages.removedBeforeDecision(name)),
+    3000,
+  );
   for (const pattern of [...caddy.before, ...caddy.after].filter((p) => p.includes('*'))) {
     t.ok(pattern.indexOf('*') === 0 || pattern.indexOf('*') === pattern.length - 1, `${pattern}: a wildcard at one end only, as Caddy matches`);
   }

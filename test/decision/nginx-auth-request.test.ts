@@ -43,7 +43,8 @@ for (const protocol of PROTOCOLS) {
   t.test(`through nginx auth_request with the documented configuration, ${protocol.name}`, async (t) => {
     const edge = await startEdge(t);
     const { tg } = edge;
-    const exchange = (path: string, method: string, headers: Record<string, string | string[]>, body?: string) => protocol.send(edge, path, method, headers, body);
+    const exchange = (path: string, method: string, headers: Record<string, string | string[]>, body?: string) =>
+      protocol.send(edge, path, method, headers, body);
 
     t.test('a Bearer GET reaches the upstream with the identity the decision vouched for', async (t) => {
       const client = await createClient(tg, ['sales'], { account_id: 'acct-7' });
@@ -85,7 +86,13 @@ for (const protocol of PROTOCOLS) {
       const scope = await refused(t, edge, () => exchange(`/v1/stats`, 'GET', { authorization: `Bearer ${token}` }), 403, 'insufficient_scope');
       t.equal(scope.headers['www-authenticate'], 'Bearer realm="gateway", error="insufficient_scope", scope="stats"');
       // The original request line is nginx's to state: a client's own X-Original-* headers are not read.
-      await refused(t, edge, () => exchange(`/v1/stats`, 'GET', { authorization: `Bearer ${token}`, 'x-original-uri': '/v1/sales', 'x-original-method': 'GET' }), 403, 'insufficient_scope');
+      await refused(
+        t,
+        edge,
+        () => exchange(`/v1/stats`, 'GET', { authorization: `Bearer ${token}`, 'x-original-uri': '/v1/sales', 'x-original-method': 'GET' }),
+        403,
+        'insufficient_scope',
+      );
       await refused(t, edge, () => exchange(`/v1/no-such-route`, 'GET', { authorization: `Bearer ${token}` }), 403, 'route_not_found');
     });
 
@@ -93,7 +100,7 @@ for (const protocol of PROTOCOLS) {
       const token = await accessToken(tg, await createClient(tg, ['sales']));
       const first = await exchange(`${LIMITED_ROUTE}`, 'GET', { authorization: `Bearer ${token}` });
       t.equal(first.status, 200, first.body);
-      t.match(first.headers.ratelimit, /;r=0;t=\d+$/, 'the decision\'s RateLimit field is added to the upstream\'s answer');
+      t.match(first.headers.ratelimit, /;r=0;t=\d+$/, "the decision's RateLimit field is added to the upstream's answer");
       t.ok(first.headers['ratelimit-policy']);
       // nginx passes only 401 and 403 from auth_request: the 429 comes as 403 with its code.
       const limited = await refused(t, edge, () => exchange(`${LIMITED_ROUTE}`, 'GET', { authorization: `Bearer ${token}` }), 403, 'rate_limited');
@@ -150,13 +157,21 @@ for (const protocol of PROTOCOLS) {
 
     t.test('the upstream gets the proxy header rule: no overrides, no routing claims, X-Forwarded-For the client alone', async (t) => {
       const token = await accessToken(tg, await createClient(tg, ['sales']));
-      const overrides = Object.fromEntries(CLIENT_ROUTING_HEADERS.map((name) => [name, name === 'forwarded' ? 'for=10.9.9.9' : name.endsWith('-ip') ? '10.9.9.9' : 'DELETE /v1/webhooks/1']));
-      const response = await exchange('/v1/sales/1', 'GET', { authorization: `Bearer ${token}`, 'x-forwarded-for': '10.9.9.9', 'proxy-authorization': 'Basic eDp5', ...overrides });
+      const overrides = Object.fromEntries(
+        CLIENT_ROUTING_HEADERS.map((name) => [name, name === 'forwarded' ? 'for=10.9.9.9' : name.endsWith('-ip') ? '10.9.9.9' : 'DELETE /v1/webhooks/1']),
+      );
+      const response = await exchange('/v1/sales/1', 'GET', {
+        authorization: `Bearer ${token}`,
+        'x-forwarded-for': '10.9.9.9',
+        'proxy-authorization': 'Basic eDp5',
+        ...overrides,
+      });
       t.equal(response.status, 200, response.body);
       const received = lastReceived(edge);
       t.equal(received.method, 'GET');
       t.equal(received.url, '/v1/sales/1');
-      for (const name of [...CLIENT_ROUTING_HEADERS, ...CONSUMED_CREDENTIAL_HEADERS]) t.equal(received.headers[name], undefined, `${name} does not reach the upstream`);
+      for (const name of [...CLIENT_ROUTING_HEADERS, ...CONSUMED_CREDENTIAL_HEADERS])
+        t.equal(received.headers[name], undefined, `${name} does not reach the upstream`);
       t.equal(received.headers['x-forwarded-for'], '127.0.0.1', 'the client address alone, not the hop it wrote');
       t.equal(received.headers['x-gateway-client-id'] !== undefined, true);
     });
@@ -173,7 +188,8 @@ t.test('bodies nginx cannot see before it asks', async (t) => {
   const edge = await startEdge(t);
   const { tg } = edge;
   const body = JSON.stringify({ amount: 1200, to: 'acct-9' });
-  const h2 = (path: string, method: string, headers: Record<string, string | string[]>, sent?: string) => sendH2(`${edge.h2Url}${path}`, method, headers, sent, { lengthless: true });
+  const h2 = (path: string, method: string, headers: Record<string, string | string[]>, sent?: string) =>
+    sendH2(`${edge.h2Url}${path}`, method, headers, sent, { lengthless: true });
 
   t.test('a signed GET with DATA frames and no Content-Length passes without its body', async (t) => {
     const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
@@ -195,7 +211,13 @@ t.test('bodies nginx cannot see before it asks', async (t) => {
 
   t.test('over HTTP/1.1 a chunked body is stated and refused on a GET route', async (t) => {
     const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
-    await refused(t, edge, () => send(`${edge.url}/v1/balance`, 'GET', { ...signed(sa, 'GET', '/v1/balance'), 'transfer-encoding': 'chunked' }, body), 403, 'body_not_checkable');
+    await refused(
+      t,
+      edge,
+      () => send(`${edge.url}/v1/balance`, 'GET', { ...signed(sa, 'GET', '/v1/balance'), 'transfer-encoding': 'chunked' }, body),
+      403,
+      'body_not_checkable',
+    );
   });
 
   t.test('on a digest: upstream route the unknown body passes with the check delegated', async (t) => {

@@ -37,7 +37,13 @@ export function send(url: string, method: string, headers: Record<string, string
  * body goes in DATA frames; with lengthless, no content-length field is sent (HTTP/2 does not need
  * one), so the edge cannot know of the body from the headers alone.
  */
-export function sendH2(url: string, method: string, headers: Record<string, string | string[]>, body?: string, options: { lengthless?: boolean; timeoutMs?: number } = {}): Promise<Sent> {
+export function sendH2(
+  url: string,
+  method: string,
+  headers: Record<string, string | string[]>,
+  body?: string,
+  options: { lengthless?: boolean; timeoutMs?: number } = {},
+): Promise<Sent> {
   const { origin, pathname, search } = new URL(url);
   const timeoutMs = options.timeoutMs ?? 5000;
   return new Promise((resolve, reject) => {
@@ -52,13 +58,17 @@ export function sendH2(url: string, method: string, headers: Record<string, stri
     // HTTP/2 has no Host field: the authority is :authority (a given host header becomes it).
     const { host, ...fields } = headers;
     const length = body !== undefined && !options.lengthless ? { 'content-length': String(Buffer.byteLength(body)) } : {};
-    const stream = session.request({ ':method': method, ':path': `${pathname}${search}`, ':authority': (host) ?? new URL(url).host, ...fields, ...length }, { endStream: body === undefined });
+    const stream = session.request(
+      { ':method': method, ':path': `${pathname}${search}`, ':authority': host ?? new URL(url).host, ...fields, ...length },
+      { endStream: body === undefined },
+    );
     const chunks: Buffer[] = [];
     let status = 0;
     const received: Record<string, string | undefined> = {};
     stream.on('response', (responseHeaders) => {
       status = Number(responseHeaders[':status']);
-      for (const [name, value] of Object.entries(responseHeaders)) if (!name.startsWith(':')) received[name] = Array.isArray(value) ? value.join(', ') : String(value);
+      for (const [name, value] of Object.entries(responseHeaders))
+        if (!name.startsWith(':')) received[name] = Array.isArray(value) ? value.join(', ') : String(value);
     });
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('end', () => {

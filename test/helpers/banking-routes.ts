@@ -15,6 +15,11 @@ export function bankingRequests(routes: RouteTable): BankingRequest[] {
     .map((route): BankingRequest => {
       const url = route.template.replace(/\{[^}]+\}/g, 'tx_123') + (route.method === 'GET' ? '?page=2&size=10' : '');
       if (route.method === 'GET' || route.method === 'HEAD') return { method: route.method, url, headers: {} };
-      return { method: route.method, url, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ amount: '10.00', currency: 'BRL', to: 'pix-key' }) };
+      return {
+        method: route.method,
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: '10.00', currency: 'BRL', to: 'pix-key' }),
+      };
     });
 }

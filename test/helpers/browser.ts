@@ -39,13 +39,19 @@ export const PHONE = { width: 375, height: 740 };
 
 /** A fresh browser context (its own cookies), desktop-sized unless told; fails the test on any page error or alert. */
 export async function newPage(t: Test, browser: Browser, viewport: { width: number; height: number } = DESKTOP): Promise<Page> {
-  const context = await browser.newContext({ viewport, locale: 'en-GB', timezoneId: 'UTC', ...(viewport.width < 600 ? { isMobile: true, hasTouch: true } : {}) });
+  const context = await browser.newContext({
+    viewport,
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+    ...(viewport.width < 600 ? { isMobile: true, hasTouch: true } : {}),
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = await context.newPage();
   page.on('pageerror', (error) => t.fail(`page error: ${error.message}`));
   page.on('console', (message) => {
     // The browser logs every 4xx answer; tests assert those themselves.
-    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) t.fail(`console error: ${message.text()}`);
+    if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text()))
+      t.fail(`console error: ${message.text()}`);
   });
   page.on('dialog', (dialog) => {
     t.fail(`unexpected ${dialog.type()} dialog: ${dialog.message()}`);
@@ -81,7 +87,14 @@ export interface PageFetchResult {
  * make, like a change without the CSRF token. Built as text: tsx rewrites test functions with
  * helpers that do not exist in the page.
  */
-export async function fetchFromPage(page: Page, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<PageFetchResult> {
+export async function fetchFromPage(
+  page: Page,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown } = {},
+): Promise<PageFetchResult> {
   const init = JSON.stringify({ method, headers: options.headers ?? {}, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
-  return page.evaluate<PageFetchResult>(`fetch(${JSON.stringify(path)}, ${init}).then(async (r) => { const text = await r.text(); return { status: r.status, body: text ? JSON.parse(text) : null }; })`);
+  return page.evaluate<PageFetchResult>(
+    `fetch(${JSON.stringify(path)}, ${init}).then(async (r) => { const text = await r.text(); return { status: r.status, body: text ? JSON.parse(text) : null }; })`,
+  );
 }

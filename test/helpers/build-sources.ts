@@ -28,7 +28,14 @@ export function packageOf(specifier: string): string | undefined {
 
 /** True when TypeScript erases the import: `import type`, or named bindings that are all `type`. */
 function typeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
-  if (ts.isExportDeclaration(node)) return node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && node.exportClause.elements.length > 0 && node.exportClause.elements.every((e) => e.isTypeOnly));
+  if (ts.isExportDeclaration(node))
+    return (
+      node.isTypeOnly ||
+      (node.exportClause !== undefined &&
+        ts.isNamedExports(node.exportClause) &&
+        node.exportClause.elements.length > 0 &&
+        node.exportClause.elements.every((e) => e.isTypeOnly))
+    );
   const clause = node.importClause;
   if (clause === undefined) return false;
   if (clause.isTypeOnly) return true;
@@ -76,12 +83,16 @@ function resolveRelative(from: string, specifier: string, root: string): string 
 
 /** The files and run-time packages of a tsconfig (e.g. tsconfig.build.json) under root. */
 export function buildSources(root: string, project: string): BuildSources {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, project), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, project),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!config) throw new Error(`${project} could not be read`);
   const seen = new Set<string>();
   const packages = new Map<string, PackageUse[]>();

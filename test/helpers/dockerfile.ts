@@ -101,7 +101,19 @@ export function dockerStages(text: string): DockerStage[] {
   const stages: DockerStage[] = [];
   for (const [index, instruction] of DockerfileParser.parse(text).getInstructions().entries()) {
     if (instruction instanceof From) {
-      stages.push({ name: instruction.getBuildStage() ?? String(stages.length), image: instruction.getImage() ?? '', workdir: undefined, copies: [], runs: [], env: {}, user: undefined, exposed: [], healthcheck: undefined, cmd: undefined, entrypoint: undefined });
+      stages.push({
+        name: instruction.getBuildStage() ?? String(stages.length),
+        image: instruction.getImage() ?? '',
+        workdir: undefined,
+        copies: [],
+        runs: [],
+        env: {},
+        user: undefined,
+        exposed: [],
+        healthcheck: undefined,
+        cmd: undefined,
+        entrypoint: undefined,
+      });
     } else if (stages.length > 0) {
       addStep(stages.at(-1)!, instruction, index);
     }

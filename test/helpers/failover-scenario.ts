@@ -29,7 +29,8 @@ export interface Credentials {
 }
 
 const SALES = '/v1/sales/42';
-const admin = (tg: TestGateway, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) => adminInject(tg, { method, url, ...(payload === undefined ? {} : { payload }) });
+const admin = (tg: TestGateway, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+  adminInject(tg, { method, url, ...(payload === undefined ? {} : { payload }) });
 
 function jwtClaims(token: string): { jti: string; client_id: string } {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string; client_id: string };
@@ -43,9 +44,15 @@ function kidOf(token: string): string {
 export async function prepareCredentials(tg: TestGateway): Promise<Credentials> {
   const [deletedAccount, rotatedAccount, signer] = [await createServiceAccount(tg), await createServiceAccount(tg), await createServiceAccount(tg)];
   const { privateKey: secondKey } = generateKeyPairSync('ed25519');
-  const added = await admin(tg, 'POST', `/admin/v1/service-accounts/${rotatedAccount.account.id}/keys`, { public_key: sshPublicKeyLine(secondKey, 'second@example') });
+  const added = await admin(tg, 'POST', `/admin/v1/service-accounts/${rotatedAccount.account.id}/keys`, {
+    public_key: sshPublicKeyLine(secondKey, 'second@example'),
+  });
   if (added.statusCode !== 201) throw new Error(`adding a key failed: ${added.statusCode} ${added.body}`);
-  const [deletedClient, revokingClient, rolledClient] = [await createClient(tg, ['sales']), await createClient(tg, ['sales']), await createClient(tg, ['sales'])];
+  const [deletedClient, revokingClient, rolledClient] = [
+    await createClient(tg, ['sales']),
+    await createClient(tg, ['sales']),
+    await createClient(tg, ['sales']),
+  ];
   const retiredKeyToken = await accessToken(tg, revokingClient);
   const rotated = await admin(tg, 'POST', '/admin/v1/signing-keys/rotate');
   if (rotated.statusCode !== 200) throw new Error(`rotation failed: ${rotated.statusCode} ${rotated.body}`);
@@ -78,20 +85,34 @@ export function changedKeys(prefix: string, c: Credentials): Record<string, stri
 
 /** Makes every change once; the answers by change. */
 export async function makeChanges(tg: TestGateway, c: Credentials): Promise<Record<string, { status: number; error: string | undefined }>> {
-  const answer = (r: { statusCode: number; body: string }) => ({ status: r.statusCode, error: r.statusCode >= 400 ? (JSON.parse(r.body) as { error?: string }).error : undefined });
+  const answer = (r: { statusCode: number; body: string }) => ({
+    status: r.statusCode,
+    error: r.statusCode >= 400 ? (JSON.parse(r.body) as { error?: string }).error : undefined,
+  });
   const fingerprint = encodeURIComponent(c.rotatedAccount.account.fingerprint);
   return {
     'service account deletion': answer(await admin(tg, 'DELETE', `/admin/v1/service-accounts/${c.deletedAccount.account.id}`)),
     'key removal': answer(await admin(tg, 'DELETE', `/admin/v1/service-accounts/${c.rotatedAccount.account.id}/keys/${fingerprint}`)),
     'client deletion': answer(await admin(tg, 'DELETE', `/admin/v1/clients/${c.deletedClient.client_id}`)),
-    'token revocation': answer(await tokenRequestTo(tg, '/v1/oauth/revoke', { client_id: c.revokingClient.client_id, client_secret: c.revokingClient.client_secret, token: c.revokedToken })),
+    'token revocation': answer(
+      await tokenRequestTo(tg, '/v1/oauth/revoke', {
+        client_id: c.revokingClient.client_id,
+        client_secret: c.revokingClient.client_secret,
+        token: c.revokedToken,
+      }),
+    ),
     'secret roll': answer(await admin(tg, 'POST', `/admin/v1/clients/${c.rolledClient.client_id}/secret`, { grace_seconds: 0 })),
     'signing key retirement': answer(await admin(tg, 'POST', `/admin/v1/signing-keys/${c.retiredKid}/retire`)),
   };
 }
 
 function tokenRequestTo(tg: TestGateway, url: string, fields: Record<string, string>) {
-  return tg.gateway.publicApp.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+  return tg.gateway.publicApp.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  });
 }
 
 /** A signed request with a nonce of its own; its headers, to send again. */
@@ -105,32 +126,63 @@ export function sendSigned(tg: TestGateway, headers: Record<string, string | str
 
 /** Until the gateway serves a read from the store again (after a failover). */
 export async function storeServes(tg: TestGateway, c: Credentials, timeoutMs = 15_000): Promise<void> {
-  await until(async () => (await admin(tg, 'GET', `/admin/v1/clients/${c.rolledClient.client_id}`)).statusCode === 200, 'the gateway reads the store again', timeoutMs);
+  await until(
+    async () => (await admin(tg, 'GET', `/admin/v1/clients/${c.rolledClient.client_id}`)).statusCode === 200,
+    'the gateway reads the store again',
+    timeoutMs,
+  );
 }
 
 /** Until a request signed now passes (a failover fence lapses after about the clock skew); its headers. */
 export async function freshSignedRequestPasses(tg: TestGateway, c: Credentials, timeoutMs = 20_000): Promise<Record<string, string | string[]>> {
   let passed: Record<string, string | string[]> | undefined;
-  await until(async () => {
-    const headers = signedBalance(c);
-    if ((await sendSigned(tg, headers)).statusCode !== 200) return false;
-    passed = headers;
-    return true;
-  }, 'a request signed now passes', timeoutMs);
+  await until(
+    async () => {
+      const headers = signedBalance(c);
+      if ((await sendSigned(tg, headers)).statusCode !== 200) return false;
+      passed = headers;
+      return true;
+    },
+    'a request signed now passes',
+    timeoutMs,
+  );
   return passed!;
 }
 
 /** Every change is in force: each credential is refused as the change says, and each nonce as used. */
-export async function assertChangesHold(t: Test, tg: TestGateway, c: Credentials, usedNonces: Record<string, string | string[]>[], what: string): Promise<void> {
+export async function assertChangesHold(
+  t: Test,
+  tg: TestGateway,
+  c: Credentials,
+  usedNonces: Record<string, string | string[]>[],
+  what: string,
+): Promise<void> {
   const deleted = await signedInject(tg, c.deletedAccount, { method: 'GET', url: '/v1/balance' });
-  t.match({ status: deleted.statusCode, error: deleted.json().error }, { status: 401, error: 'unknown_access_id' }, `${what}: the deleted service account is refused`);
+  t.match(
+    { status: deleted.statusCode, error: deleted.json().error },
+    { status: 401, error: 'unknown_access_id' },
+    `${what}: the deleted service account is refused`,
+  );
   const removed = await signedInject(tg, { ...c.rotatedAccount, privateKey: c.removedKey }, { method: 'GET', url: '/v1/balance' });
-  t.match({ status: removed.statusCode, error: removed.json().error }, { status: 401, error: 'signature_invalid' }, `${what}: a signature by the removed key is refused`);
+  t.match(
+    { status: removed.statusCode, error: removed.json().error },
+    { status: 401, error: 'signature_invalid' },
+    `${what}: a signature by the removed key is refused`,
+  );
   const bearer = (token: string) => tg.gateway.publicApp.inject({ method: 'GET', url: SALES, headers: { authorization: `Bearer ${token}` } });
   t.equal((await bearer(c.deletedClientToken)).statusCode, 401, `${what}: a token of the deleted client is refused`);
-  t.equal((await tokenRequest(tg, { grant_type: 'client_credentials', client_id: c.deletedClient.client_id, client_secret: c.deletedClient.client_secret })).statusCode, 401, `${what}: the deleted client gets no token`);
+  t.equal(
+    (await tokenRequest(tg, { grant_type: 'client_credentials', client_id: c.deletedClient.client_id, client_secret: c.deletedClient.client_secret }))
+      .statusCode,
+    401,
+    `${what}: the deleted client gets no token`,
+  );
   t.equal((await bearer(c.revokedToken)).statusCode, 401, `${what}: the revoked token is refused`);
-  t.equal((await tokenRequest(tg, { grant_type: 'client_credentials', client_id: c.rolledClient.client_id, client_secret: c.rolledClient.client_secret })).statusCode, 401, `${what}: the rolled-away secret gets no token`);
+  t.equal(
+    (await tokenRequest(tg, { grant_type: 'client_credentials', client_id: c.rolledClient.client_id, client_secret: c.rolledClient.client_secret })).statusCode,
+    401,
+    `${what}: the rolled-away secret gets no token`,
+  );
   t.equal((await bearer(c.retiredKeyToken)).statusCode, 401, `${what}: a token of the retired signing key is refused`);
   for (const headers of usedNonces) {
     const replay = await sendSigned(tg, headers);

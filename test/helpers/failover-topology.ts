@@ -67,10 +67,14 @@ function node(t: Test, dir: string, name: string, nodePort: number, lines: strin
       const started = spawn('redis-server', sentinel ? [conf, '--sentinel', ...args] : [conf, ...args], { stdio: 'ignore', detached: false });
       killOnInterrupt(started);
       child = started;
-      await until(async () => {
-        if (started.exitCode !== null) throw new Error(`${name} exited with ${started.exitCode} (log: ${log})`);
-        return (await command(nodePort, 'PING').catch(() => '')) === 'PONG';
-      }, `${name} answers on ${nodePort} (log: ${log})`, 10_000);
+      await until(
+        async () => {
+          if (started.exitCode !== null) throw new Error(`${name} exited with ${started.exitCode} (log: ${log})`);
+          return (await command(nodePort, 'PING').catch(() => '')) === 'PONG';
+        },
+        `${name} answers on ${nodePort} (log: ${log})`,
+        10_000,
+      );
     },
   };
 }
@@ -93,14 +97,22 @@ async function replicationField(nodePort: number, field: string): Promise<string
 
 /** Until the replica holds everything its master took (both answer, the link is up, the offsets match). */
 export async function inSync(masterPort: number, replicaPort: number, timeoutMs = 15_000): Promise<void> {
-  await until(async () => {
-    try {
-      const [sent, received, status] = await Promise.all([replicationField(masterPort, 'master_repl_offset'), replicationField(replicaPort, 'slave_repl_offset'), replicationField(replicaPort, 'master_link_status')]);
-      return status === 'up' && sent !== undefined && sent === received;
-    } catch {
-      return false;
-    }
-  }, `${replicaPort} holds what ${masterPort} took`, timeoutMs);
+  await until(
+    async () => {
+      try {
+        const [sent, received, status] = await Promise.all([
+          replicationField(masterPort, 'master_repl_offset'),
+          replicationField(replicaPort, 'slave_repl_offset'),
+          replicationField(replicaPort, 'master_link_status'),
+        ]);
+        return status === 'up' && sent !== undefined && sent === received;
+      } catch {
+        return false;
+      }
+    },
+    `${replicaPort} holds what ${masterPort} took`,
+    timeoutMs,
+  );
 }
 
 /** One master and its replica; `link` is what the replica (and every client) reaches the original master through. */
@@ -149,7 +161,14 @@ export interface TestReplicatedCluster extends FailoverTopology {
  */
 export async function startReplicatedCluster(t: Test): Promise<TestReplicatedCluster> {
   const dir = tempDir(t, 'replicated-cluster');
-  const clusterLines = (name: string, bus: number) => [...DATA, 'cluster-enabled yes', `cluster-config-file ${join(dir, `${name}.nodes.conf`)}`, `cluster-port ${bus}`, 'cluster-node-timeout 2000', 'cluster-announce-ip 127.0.0.1'];
+  const clusterLines = (name: string, bus: number) => [
+    ...DATA,
+    'cluster-enabled yes',
+    `cluster-config-file ${join(dir, `${name}.nodes.conf`)}`,
+    `cluster-port ${bus}`,
+    'cluster-node-timeout 2000',
+    'cluster-announce-ip 127.0.0.1',
+  ];
   const shards: Shard[] = [];
   const buses: number[] = [];
   for (let i = 0; i < 3; i++) {
@@ -157,13 +176,19 @@ export async function startReplicatedCluster(t: Test): Promise<TestReplicatedClu
     const link = await startReplicationLink(t, masterPort);
     const bus = await port();
     // A master is announced at its link, so its replica (and every client) reaches it through it.
-    const master = node(t, dir, `master-${i}`, masterPort, [...clusterLines(`master-${i}`, bus), `cluster-announce-port ${link.port}`, `cluster-announce-bus-port ${bus}`]);
+    const master = node(t, dir, `master-${i}`, masterPort, [
+      ...clusterLines(`master-${i}`, bus),
+      `cluster-announce-port ${link.port}`,
+      `cluster-announce-bus-port ${bus}`,
+    ]);
     const replica = node(t, dir, `replica-${i}`, await port(), clusterLines(`replica-${i}`, await port()));
     await Promise.all([master.start(), replica.start()]);
     shards.push({ master, replica, link });
     buses.push(bus);
   }
-  await run('redis-cli', ['--cluster', 'create', ...shards.map((s) => `127.0.0.1:${s.master.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+  await run('redis-cli', ['--cluster', 'create', ...shards.map((s) => `127.0.0.1:${s.master.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    timeout: 30_000,
+  });
   for (const [i, shard] of shards.entries()) {
     const masterId = String(await command(shard.master.port, 'CLUSTER', 'MYID'));
     await command(shard.replica.port, 'CLUSTER', 'MEET', '127.0.0.1', shard.master.port, buses[i]!);
@@ -174,7 +199,11 @@ export async function startReplicatedCluster(t: Test): Promise<TestReplicatedClu
   const everyNodeOk = async () => {
     for (const r of roles) {
       for (const n of [r.master, r.replica]) {
-        await until(async () => String(await command(n.port, 'CLUSTER', 'INFO').catch(() => '')).includes('cluster_state:ok'), `${n.name} sees the cluster ok`, 15_000);
+        await until(
+          async () => String(await command(n.port, 'CLUSTER', 'INFO').catch(() => '')).includes('cluster_state:ok'),
+          `${n.name} sees the cluster ok`,
+          15_000,
+        );
       }
     }
   };
@@ -197,13 +226,17 @@ export async function startReplicatedCluster(t: Test): Promise<TestReplicatedClu
       await Promise.all(roles.map((r) => command(r.replica.port, 'CLUSTER', 'FAILOVER', 'TAKEOVER')));
       roles.forEach((r) => r.swap());
       for (const r of roles) await until(async () => (await role(r.master.port)) === 'master', `${r.master.name} is a master`, 10_000);
-      await until(async () => {
-        for (const r of roles) {
-          const info = String(await command(r.master.port, 'CLUSTER', 'INFO'));
-          if (!info.includes('cluster_state:ok')) return false;
-        }
-        return true;
-      }, 'the promoted masters serve every slot', 15_000);
+      await until(
+        async () => {
+          for (const r of roles) {
+            const info = String(await command(r.master.port, 'CLUSTER', 'INFO'));
+            if (!info.includes('cluster_state:ok')) return false;
+          }
+          return true;
+        },
+        'the promoted masters serve every slot',
+        15_000,
+      );
     },
     rejoin: async () => {
       for (const n of killed.splice(0)) await n.start();
@@ -211,7 +244,10 @@ export async function startReplicatedCluster(t: Test): Promise<TestReplicatedClu
       await everyNodeOk();
     },
     onMaster: async (key, ...args) => {
-      const client = new Cluster(roles.map((r) => ({ host: '127.0.0.1', port: r.master.port })), { lazyConnect: true, enableOfflineQueue: true, clusterRetryStrategy: () => null });
+      const client = new Cluster(
+        roles.map((r) => ({ host: '127.0.0.1', port: r.master.port })),
+        { lazyConnect: true, enableOfflineQueue: true, clusterRetryStrategy: () => null },
+      );
       client.on('error', () => {});
       try {
         await client.connect();
@@ -248,18 +284,26 @@ export async function startHeldSentinels(t: Test, masterName = 'gateway-durabili
       dir,
       `sentinel-${i}`,
       await port(),
-      [`sentinel monitor ${masterName} 127.0.0.1 ${link.port} 2`, `sentinel down-after-milliseconds ${masterName} 1000`, `sentinel failover-timeout ${masterName} 5000`],
+      [
+        `sentinel monitor ${masterName} 127.0.0.1 ${link.port} 2`,
+        `sentinel down-after-milliseconds ${masterName} 1000`,
+        `sentinel failover-timeout ${masterName} 5000`,
+      ],
       true,
     );
     await sentinel.start();
     sentinels.push(sentinel);
   }
   for (const sentinel of sentinels) {
-    await until(async () => {
-      const replicas = (await command(sentinel.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[];
-      const others = (await command(sentinel.port, 'SENTINEL', 'SENTINELS', masterName)) as unknown[];
-      return replicas.length === 1 && others.length === 2;
-    }, `sentinel ${sentinel.port} knows the replica and the other sentinels`, 15_000);
+    await until(
+      async () => {
+        const replicas = (await command(sentinel.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[];
+        const others = (await command(sentinel.port, 'SENTINEL', 'SENTINELS', masterName)) as unknown[];
+        return replicas.length === 1 && others.length === 2;
+      },
+      `sentinel ${sentinel.port} knows the replica and the other sentinels`,
+      15_000,
+    );
   }
   const shard: Shard = { master, replica, link };
   const roles = new ShardRoles(shard);
@@ -280,8 +324,16 @@ export async function startHeldSentinels(t: Test, masterName = 'gateway-durabili
       const promoted = roles.replica;
       // Forced at once rather than after down-after-milliseconds; refused while the sentinels still
       // think the replica unfit (its link just dropped): asked again.
-      await until(async () => (await command(sentinels[0]!.port, 'SENTINEL', 'FAILOVER', masterName).catch(() => '')) === 'OK', 'a sentinel starts the failover', 10_000);
-      await until(async () => (await namedMaster()) === portOf(promoted) && (await role(promoted.port)) === 'master', `the sentinels name ${promoted.name} master`, 15_000);
+      await until(
+        async () => (await command(sentinels[0]!.port, 'SENTINEL', 'FAILOVER', masterName).catch(() => '')) === 'OK',
+        'a sentinel starts the failover',
+        10_000,
+      );
+      await until(
+        async () => (await namedMaster()) === portOf(promoted) && (await role(promoted.port)) === 'master',
+        `the sentinels name ${promoted.name} master`,
+        15_000,
+      );
       roles.swap();
     },
     rejoin: async () => {
@@ -293,7 +345,11 @@ export async function startHeldSentinels(t: Test, masterName = 'gateway-durabili
       await until(async () => (await role(roles.replica.port).catch(() => '')) === 'slave', `${roles.replica.name} is a replica again`, 20_000);
       await inSync(roles.master.port, roles.replica.port, 20_000);
       for (const sentinel of sentinels) {
-        await until(async () => ((await command(sentinel.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[]).length >= 1, `sentinel ${sentinel.port} knows the replica`, 15_000);
+        await until(
+          async () => ((await command(sentinel.port, 'SENTINEL', 'REPLICAS', masterName)) as unknown[]).length >= 1,
+          `sentinel ${sentinel.port} knows the replica`,
+          15_000,
+        );
       }
     },
     onMaster: async (key, ...args) => {

@@ -41,7 +41,15 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: String(port),
+      GATEWAY_ADMIN_PORT: String(adminPort),
+      GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached,
   });

@@ -36,7 +36,9 @@ function otherTopology(config: Record<string, unknown> | undefined): boolean {
   return config?.redis_cluster_nodes !== undefined || config?.redis_sentinels !== undefined;
 }
 
-export async function testSettings(options: TestGatewayOptions & { publicUpstream: string; bankingUpstream: string }): Promise<{ settings: Settings; redisPrefix: string | undefined }> {
+export async function testSettings(
+  options: TestGatewayOptions & { publicUpstream: string; bankingUpstream: string },
+): Promise<{ settings: Settings; redisPrefix: string | undefined }> {
   const redisPrefix = options.store === 'embedded' ? undefined : (options.redisPrefix ?? uniquePrefix('gw'));
   const settings = settingsFrom(
     {

@@ -41,5 +41,7 @@ export async function hmacWithPublicKey(tg: TestGateway, claims: JWTPayload): Pr
 
 /** The PEM (SPKI) of a public JWK, for libraries that take PEM. */
 export function jwkToPem(jwk: Record<string, unknown>): string {
-  return createPublicKey({ key: jwk as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+  return createPublicKey({ key: jwk as never, format: 'jwk' })
+    .export({ type: 'spki', format: 'pem' })
+    .toString();
 }

@@ -17,7 +17,9 @@ export interface Nginx {
 
 /** nginx in front of gateway processes: one upstream block over their ports, with keep-alive. */
 export function startNginx(t: Test, upstreamPorts: number[]): Promise<Nginx> {
-  return startNginxWith(t, (port) => `  upstream gateways {
+  return startNginxWith(
+    t,
+    (port) => `  upstream gateways {
 ${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
     keepalive 16;
   }
@@ -29,7 +31,8 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
       proxy_set_header Connection "";
     }
   }
-`);
+`,
+  );
 }
 
 /**
@@ -67,6 +70,13 @@ ${httpBlock(port)}
     }
   };
   const url = `http://127.0.0.1:${port}`;
-  await runServerProcess(t, { command: NGINX, args: ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf], stopSignal: 'SIGQUIT', dir, url, diagnostics: errorLog });
+  await runServerProcess(t, {
+    command: NGINX,
+    args: ['-e', join(dir, 'error.log'), '-p', dir, '-c', conf],
+    stopSignal: 'SIGQUIT',
+    dir,
+    url,
+    diagnostics: errorLog,
+  });
   return { url, errorLog };
 }

@@ -42,11 +42,26 @@ export function openSshBlob(seed: Uint8Array, fields: OpenSshFields = {}): Buffe
   const type = fields.keyType ?? 'ssh-ed25519';
   const checkint = fields.checkint ?? 0x12345678;
   const publicBlob = Buffer.concat([sshString(type), sshString(publicKey)]);
-  let secret = Buffer.concat([uint32(checkint), uint32(fields.checkint2 ?? checkint), sshString(type), sshString(publicKey), sshString(Buffer.concat([seed, publicKey])), sshString(fields.comment ?? 'test@example')]);
+  let secret = Buffer.concat([
+    uint32(checkint),
+    uint32(fields.checkint2 ?? checkint),
+    sshString(type),
+    sshString(publicKey),
+    sshString(Buffer.concat([seed, publicKey])),
+    sshString(fields.comment ?? 'test@example'),
+  ]);
   const padding: number[] = [];
   for (let i = 1; (secret.length + padding.length) % 8 !== 0; i++) padding.push(i);
   secret = Buffer.concat([secret, Buffer.from(padding)]);
-  return Buffer.concat([Buffer.from('openssh-key-v1\0', 'latin1'), sshString('none'), sshString('none'), sshString(''), uint32(1), sshString(publicBlob), sshString(secret)]);
+  return Buffer.concat([
+    Buffer.from('openssh-key-v1\0', 'latin1'),
+    sshString('none'),
+    sshString('none'),
+    sshString(''),
+    uint32(1),
+    sshString(publicBlob),
+    sshString(secret),
+  ]);
 }
 
 /** Armours a blob as ssh-keygen does: base64 in lines of 70 characters. */

@@ -60,14 +60,17 @@ export interface LogLine {
 
 /** The JSON lines the process wrote so far (anything else is skipped). */
 export function logLines(gw: GatewayProcess): LogLine[] {
-  return gw.output().split('\n').flatMap((line) => {
-    if (!line.startsWith('{')) return [];
-    try {
-      return [JSON.parse(line) as LogLine];
-    } catch {
-      return [];
-    }
-  });
+  return gw
+    .output()
+    .split('\n')
+    .flatMap((line) => {
+      if (!line.startsWith('{')) return [];
+      try {
+        return [JSON.parse(line) as LogLine];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Waits (at most timeoutMs) until `count` log lines have the message `msg`; returns them. */

@@ -24,10 +24,12 @@ export async function holdsAsync<T>(t: Test, property: fc.IAsyncProperty<T>, num
 /** 32-byte candidate Ed25519 keys: random ones, and ones close to the degenerate encodings, so refusals are exercised. */
 export const ed25519KeyCandidates = fc.oneof(
   fc.uint8Array({ minLength: 32, maxLength: 32 }),
-  fc.tuple(fc.constantFrom(0x00, 0x01, 0xec, 0xed, 0xee, 0xff), fc.constantFrom(0x00, 0xff), fc.constantFrom(0x00, 0x7f, 0x80, 0xff)).map(([first, middle, last]) => {
-    const bytes = new Uint8Array(32).fill(middle);
-    bytes[0] = first;
-    bytes[31] = last;
-    return bytes;
-  }),
+  fc
+    .tuple(fc.constantFrom(0x00, 0x01, 0xec, 0xed, 0xee, 0xff), fc.constantFrom(0x00, 0xff), fc.constantFrom(0x00, 0x7f, 0x80, 0xff))
+    .map(([first, middle, last]) => {
+      const bytes = new Uint8Array(32).fill(middle);
+      bytes[0] = first;
+      bytes[31] = last;
+      return bytes;
+    }),
 );

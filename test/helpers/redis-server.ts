@@ -41,7 +41,10 @@ export async function startRedisServer(t: Test, options: OwnRedisOptions = {}): 
 
   const start = async () => {
     if (child) return;
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: false,
+    });
     killOnInterrupt(server);
     child = server;
     let output = '';

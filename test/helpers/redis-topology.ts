@@ -80,10 +80,14 @@ export async function startServer(t: Test, dir: string, name: string, lines: str
   killOnInterrupt(child);
   const server: RedisServer = { port, child, stop: () => stopProcess(child) };
   t.teardown(() => server.stop());
-  await waitFor(`${name} on port ${port} answers (log: ${join(dir, `${name}.log`)})`, async () => {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
-    return (await command(port, 'PING')) === 'PONG';
-  }, 10_000);
+  await waitFor(
+    `${name} on port ${port} answers (log: ${join(dir, `${name}.log`)})`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+      return (await command(port, 'PING')) === 'PONG';
+    },
+    10_000,
+  );
   return server;
 }
 
@@ -101,7 +105,15 @@ export async function startCluster(t: Test): Promise<TestCluster> {
   for (let i = 0; i < 3; i++) {
     // The bus port is chosen too: the default (port + 10000) may be taken or out of range.
     const busPort = await uniquePort();
-    servers.push(await startServer(t, dir, `node-${i}`, [...DATA_NODE, 'cluster-enabled yes', `cluster-config-file ${join(dir, `nodes-${i}.conf`)}`, `cluster-port ${busPort}`, 'cluster-node-timeout 2000']));
+    servers.push(
+      await startServer(t, dir, `node-${i}`, [
+        ...DATA_NODE,
+        'cluster-enabled yes',
+        `cluster-config-file ${join(dir, `nodes-${i}.conf`)}`,
+        `cluster-port ${busPort}`,
+        'cluster-node-timeout 2000',
+      ]),
+    );
   }
   const addresses = servers.map((s) => `127.0.0.1:${s.port}`);
   await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });

@@ -57,7 +57,9 @@ export async function startReplicatedCluster(t: Test, options: { nodeTimeoutMs: 
   }
   // A paused server must be killed: SIGTERM waits while it is stopped.
   t.teardown(() => servers.forEach((s) => paused.has(s.port) && s.child.kill('SIGKILL')));
-  await run('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 30_000 });
+  await run('redis-cli', ['--cluster', 'create', ...servers.map((s) => `127.0.0.1:${s.port}`), '--cluster-replicas', '1', '--cluster-yes'], {
+    timeout: 30_000,
+  });
   for (const server of servers) {
     await waitFor(`node ${server.port} sees the cluster ok`, async () => String(await command(server.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'));
   }
@@ -65,7 +67,8 @@ export async function startReplicatedCluster(t: Test, options: { nodeTimeoutMs: 
   const slotMap = async () => {
     const ranges = (await command(live().port, 'CLUSTER', 'SLOTS')) as [number, number, [string, number], ...[string, number][]][];
     const map = new Map<number, { master: number; replicas: number[] }>();
-    for (const [start, end, master, ...replicas] of ranges) for (let slot = start; slot <= end; slot++) map.set(slot, { master: master[1], replicas: replicas.map((r) => r[1]) });
+    for (const [start, end, master, ...replicas] of ranges)
+      for (let slot = start; slot <= end; slot++) map.set(slot, { master: master[1], replicas: replicas.map((r) => r[1]) });
     return map;
   };
   const cluster: ReplicatedCluster = {
@@ -91,7 +94,11 @@ export async function startReplicatedCluster(t: Test, options: { nodeTimeoutMs: 
       const replicas = [...(await slotMap()).values()].find((s) => s.master === masterPort)!.replicas;
       for (const replica of replicas) {
         await waitFor(`replica ${replica} holds what ${masterPort} took`, async () => {
-          const [sent, received, link] = await Promise.all([replicationField(masterPort, 'master_repl_offset'), replicationField(replica, 'slave_repl_offset'), replicationField(replica, 'master_link_status')]);
+          const [sent, received, link] = await Promise.all([
+            replicationField(masterPort, 'master_repl_offset'),
+            replicationField(replica, 'slave_repl_offset'),
+            replicationField(replica, 'master_link_status'),
+          ]);
           return link === 'up' && sent !== undefined && sent === received;
         });
       }

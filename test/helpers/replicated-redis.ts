@@ -34,10 +34,18 @@ export async function startReplicatedRedis(t: Test): Promise<ReplicatedRedis> {
   const replica = await startRedisServer(t, { args: [...SERVER_ARGS, '--replicaof', '127.0.0.1', String(link.port)] });
   const clients = await startReplicationLink(t, master.port);
   const inSync = async () => {
-    await until(async () => {
-      const [sent, received, status] = await Promise.all([infoField(master, 'replication', 'master_repl_offset'), infoField(replica, 'replication', 'slave_repl_offset'), infoField(replica, 'replication', 'master_link_status')]);
-      return status === 'up' && sent !== undefined && sent === received;
-    }, 'the replica holds what the master took', 10_000);
+    await until(
+      async () => {
+        const [sent, received, status] = await Promise.all([
+          infoField(master, 'replication', 'master_repl_offset'),
+          infoField(replica, 'replication', 'slave_repl_offset'),
+          infoField(replica, 'replication', 'master_link_status'),
+        ]);
+        return status === 'up' && sent !== undefined && sent === received;
+      },
+      'the replica holds what the master took',
+      10_000,
+    );
   };
   await inSync();
   return {

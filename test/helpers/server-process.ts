@@ -44,7 +44,10 @@ export async function runServerProcess(t: Test, server: ServerProcess): Promise<
   await until(
     async () => {
       if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}${server.diagnostics?.() ?? ''}`);
-      return fetch(`${server.url}/`).then(() => true, () => false);
+      return fetch(`${server.url}/`).then(
+        () => true,
+        () => false,
+      );
     },
     `${name} listens`,
     10_000,

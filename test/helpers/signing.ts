@@ -2,7 +2,15 @@
 // send signed requests with the exported signing library, read the auth-failure metric.
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { InjectOptions } from 'fastify';
-import { headerFields, requestFromUrl, signMessage, signRequest, sshPublicKeyLine, type SignatureParameters, type SignRequestOptions } from '../../gateway/signing/index.js';
+import {
+  headerFields,
+  requestFromUrl,
+  signMessage,
+  signRequest,
+  sshPublicKeyLine,
+  type SignatureParameters,
+  type SignRequestOptions,
+} from '../../gateway/signing/index.js';
 import type { CreatedServiceAccountView } from '../../gateway/admin/service-accounts-routes.js';
 import { PERMISSION_NAMES } from '../../gateway/policy/vocabulary.js';
 import type { TestGateway } from './gateway.js';
@@ -91,7 +99,18 @@ export function customSignature(
   options: { method: string; url: string; components: string[]; params?: SignatureParameters; headers?: Record<string, string> },
 ): Record<string, string> {
   const headers = { host: BANKING_HOST, 'x-access-id': sa.account.access_id, ...(options.headers ?? {}) };
-  const params: SignatureParameters = { created: Math.floor(Date.now() / 1000), nonce: randomUUID(), keyid: sa.account.access_id, alg: 'ed25519', ...options.params };
-  const signed = signMessage(requestFromUrl(options.method, `http://${BANKING_HOST}${options.url}`, headerFields(Object.entries(headers))), options.components, params, sa.privateKey);
+  const params: SignatureParameters = {
+    created: Math.floor(Date.now() / 1000),
+    nonce: randomUUID(),
+    keyid: sa.account.access_id,
+    alg: 'ed25519',
+    ...options.params,
+  };
+  const signed = signMessage(
+    requestFromUrl(options.method, `http://${BANKING_HOST}${options.url}`, headerFields(Object.entries(headers))),
+    options.components,
+    params,
+    sa.privateKey,
+  );
   return { ...headers, 'signature-input': signed['signature-input'], signature: signed.signature };
 }

@@ -14,7 +14,12 @@ t.test('OAuth endpoints: a deep JSON body is 400 invalid_request saying it is ne
       for (const url of OAUTH_ENDPOINTS) {
         const label = `${url}, ${levels} ${nesting}`;
         const started = performance.now();
-        const response = await tg.gateway.publicApp.inject({ method: 'POST', url, payload: `{"client_id":${deepJson(levels, nesting)}}`, headers: { 'content-type': 'application/json' } });
+        const response = await tg.gateway.publicApp.inject({
+          method: 'POST',
+          url,
+          payload: `{"client_id":${deepJson(levels, nesting)}}`,
+          headers: { 'content-type': 'application/json' },
+        });
         const elapsed = performance.now() - started;
         t.equal(response.statusCode, 400, `${label}: ${response.body.slice(0, 200)}`);
         const body = response.json();

@@ -36,7 +36,11 @@ function expectedMember(value: Json, limit: number): string | undefined {
 /** A small JSON value wrapped in up to twice the limit of lists and objects, so that both sides of the limit come up. */
 const wrapper = fc.oneof(
   fc.record({ kind: fc.constant('list' as const), before: fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 2 }) }),
-  fc.record({ kind: fc.constant('object' as const), key: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', 'a"b', '[', '}', '\\')), siblings: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }) }),
+  fc.record({
+    kind: fc.constant('object' as const),
+    key: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('__proto__', 'constructor', 'a"b', '[', '}', '\\')),
+    siblings: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+  }),
 );
 const nestedValue = fc.tuple(fc.jsonValue({ maxDepth: 3 }), fc.array(wrapper, { maxLength: 2 * MAX_JSON_DEPTH + 4 })).map(([inner, wrappers]) => {
   let value: Json = inner;
@@ -97,7 +101,11 @@ t.test('within the limit the parser gives what JSON.parse gives; past it, valida
 
 t.test('any text: a value equal to JSON.parse, or a catalog error; the scan never throws', async (t) => {
   const jsonish = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', ':', ',', 'a', '1', ' ', 'u', '\ud800'), maxLength: 120 });
-  const text = fc.oneof(jsonish, fc.string({ unit: 'binary', maxLength: 60 }), nestedValue.map((v) => asText(v, 0)).chain((s) => fc.nat(s.length).map((cut) => s.slice(0, cut))));
+  const text = fc.oneof(
+    jsonish,
+    fc.string({ unit: 'binary', maxLength: 60 }),
+    nestedValue.map((v) => asText(v, 0)).chain((s) => fc.nat(s.length).map((cut) => s.slice(0, cut))),
+  );
   holds(
     t,
     fc.property(text, (body) => {

@@ -18,8 +18,24 @@ t.test('jsonHead(value, n) is the first n characters of JSON.stringify(value)', 
     fc.jsonValue(),
     fc.string({ unit: 'binary' }),
     fc.anything({ withNullPrototype: true, withSparseArray: true, withDate: true, withBigInt: false, withBoxedValues: false }),
-    fc.array(fc.oneof(fc.constant(undefined), fc.constant(() => 1), fc.constant(Symbol('s')), fc.double()), { maxLength: 4 }),
-    fc.dictionary(fc.string({ unit: 'binary' }), fc.oneof(fc.constant(undefined), fc.constant(() => 1), fc.jsonValue({ maxDepth: 1 })), { maxKeys: 4 }),
+    fc.array(
+      fc.oneof(
+        fc.constant(undefined),
+        fc.constant(() => 1),
+        fc.constant(Symbol('s')),
+        fc.double(),
+      ),
+      { maxLength: 4 },
+    ),
+    fc.dictionary(
+      fc.string({ unit: 'binary' }),
+      fc.oneof(
+        fc.constant(undefined),
+        fc.constant(() => 1),
+        fc.jsonValue({ maxDepth: 1 }),
+      ),
+      { maxKeys: 4 },
+    ),
   );
   holds(
     t,

@@ -97,10 +97,16 @@ t.test('a flood of refused uploads is read at the discard pace, not as fast as i
   // Before its refusal a request reads what comes with its head (a 64 KiB read or two, up to the
   // request's buffer); after it, the pace, plus one read per connection it lets go on.
   const bound = CLIENTS * 192 * KIB + BURST + RATE * elapsedSeconds + CLIENTS * 64 * KIB;
-  t.ok(read < bound, `read ${(read / KIB).toFixed(0)} KiB of ${((CLIENTS * body.length) / KIB).toFixed(0)} KiB sent in ${elapsedSeconds.toFixed(2)} s (bound ${(bound / KIB).toFixed(0)} KiB)`);
+  t.ok(
+    read < bound,
+    `read ${(read / KIB).toFixed(0)} KiB of ${((CLIENTS * body.length) / KIB).toFixed(0)} KiB sent in ${elapsedSeconds.toFixed(2)} s (bound ${(bound / KIB).toFixed(0)} KiB)`,
+  );
   // The rest of each body is never read: its connection is closed when its linger (2 s) ends.
   await waitFor(() => serverSockets.every((socket) => socket.destroyed));
-  t.ok(serverSockets.every((socket) => socket.destroyed), 'every connection was closed at the end of its linger');
+  t.ok(
+    serverSockets.every((socket) => socket.destroyed),
+    'every connection was closed at the end of its linger',
+  );
 });
 
 t.test('many refused uploads waiting at once are let go one read at a time, not one read each', async (t) => {
@@ -148,5 +154,8 @@ t.test('many refused uploads waiting at once are let go one read at a time, not 
   const read = serverSockets.reduce((sum, socket) => sum + socket.bytesRead, 0) - CLIENTS * Buffer.byteLength(head);
   const elapsedSeconds = (performance.now() - firstRefusalAt!) / 1000;
   const bound = BURST + RATE * elapsedSeconds + READ;
-  t.ok(read <= bound, `read ${(read / KIB).toFixed(0)} KiB of bodies in ${elapsedSeconds.toFixed(2)} s from ${CLIENTS} connections (bound ${(bound / KIB).toFixed(0)} KiB: no read per connection beyond the pace)`);
+  t.ok(
+    read <= bound,
+    `read ${(read / KIB).toFixed(0)} KiB of bodies in ${elapsedSeconds.toFixed(2)} s from ${CLIENTS} connections (bound ${(bound / KIB).toFixed(0)} KiB: no read per connection beyond the pace)`,
+  );
 });

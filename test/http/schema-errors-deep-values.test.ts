@@ -11,7 +11,13 @@ function deepList(levels: number): unknown {
   return value;
 }
 
-function ajvError(keyword: string, instancePath: string, params: Record<string, unknown>, data: unknown, parentSchema: Record<string, unknown> = {}): FastifySchemaValidationError {
+function ajvError(
+  keyword: string,
+  instancePath: string,
+  params: Record<string, unknown>,
+  data: unknown,
+  parentSchema: Record<string, unknown> = {},
+): FastifySchemaValidationError {
   return { keyword, instancePath, schemaPath: `#/${keyword}`, params, message: 'is not valid', data, parentSchema } as FastifySchemaValidationError;
 }
 
@@ -21,7 +27,10 @@ t.test('a value 100,000 levels deep in each message that shows a value', async (
   const cases: Array<[FastifySchemaValidationError, string]> = [
     [ajvError('enum', '/scopes/0', { allowedValues: ['sales', 'stats'] }, deep), `scopes: ${shown} is not one of: sales, stats`],
     [ajvError('type', '/allowed_ips/0', { type: 'string' }, deep), `allowed_ips: ${shown} is not a string`],
-    [ajvError('enum', '/scopes/0', { allowedValues: ['sales'] }, deep, { 'x-messages': { enum: '{value} is not a scope' } }), `scopes: ${shown} is not a scope`],
+    [
+      ajvError('enum', '/scopes/0', { allowedValues: ['sales'] }, deep, { 'x-messages': { enum: '{value} is not a scope' } }),
+      `scopes: ${shown} is not a scope`,
+    ],
   ];
   for (const [error, message] of cases) {
     const answer = schemaErrorsToGatewayError([error], 'body');

@@ -62,7 +62,9 @@ function see(pid: number): Seen | undefined {
     // Gone meanwhile: seen without its details.
   }
   const config = / --config (\S+)/.exec(command)?.[1];
-  const dirs = [/redis-server/.test(command) ? cwd : undefined, / -p (\S+)/.exec(command)?.[1], config && dirname(config)].filter((d): d is string => d !== undefined && d.startsWith(tmpdir()));
+  const dirs = [/redis-server/.test(command) ? cwd : undefined, / -p (\S+)/.exec(command)?.[1], config && dirname(config)].filter(
+    (d): d is string => d !== undefined && d.startsWith(tmpdir()),
+  );
   return { pid, started: fields[19]!, command, dirs };
 }
 
@@ -71,7 +73,6 @@ function running(seen: Seen): boolean {
   const fields = statFields(seen.pid);
   return fields !== undefined && fields[19] === seen.started && fields[0] !== 'Z';
 }
-
 
 interface Interruption {
   /** FIXTURE_SERVICES for the fixture. */
@@ -86,7 +87,13 @@ async function interrupt(scratch: string, { services, by }: Interruption) {
   // Not this file's TAP_* settings: the fixture is a file of its own (or the runner's).
   // Alone, no timeout of tap's own: START_LIMIT_MS bounds the start, the fixture its wait.
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TAP')));
-  const env = { ...inherited, FIXTURE_SERVICES: services, FIXTURE_REPORT: report, TEST_REDIS_URL, ...(by === 'tap timeout' ? { FIXTURE_TIMEOUT_MS: '1000' } : { TAP_TIMEOUT: '0' }) };
+  const env = {
+    ...inherited,
+    FIXTURE_SERVICES: services,
+    FIXTURE_REPORT: report,
+    TEST_REDIS_URL,
+    ...(by === 'tap timeout' ? { FIXTURE_TIMEOUT_MS: '1000' } : { TAP_TIMEOUT: '0' }),
+  };
   // Under the runner, the fixture is a file it runs (with the project's tap settings: tsx); alone, a node script.
   const args = by === 'tap timeout' ? [TAP_RUNNER, '--disable-coverage', '--reporter=tap', '--timeout=120', FIXTURE] : ['--import', 'tsx', FIXTURE];
   const child: ChildProcess = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
@@ -94,13 +101,17 @@ async function interrupt(scratch: string, { services, by }: Interruption) {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   let tree: Seen[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   try {
     await until(async () => existsSync(report) || child.exitCode !== null, `the fixture (${by}) starts everything`, START_LIMIT_MS);
     if (!existsSync(report)) throw new Error(`the fixture (${by}) ended before starting everything:\n${output}`);
     const started = JSON.parse(readFileSync(report, 'utf8')) as Report;
     // What it started, seen before the interruption.
-    tree = descendantsOf(child.pid!).map(see).filter((s): s is Seen => s !== undefined && s.pid !== child.pid);
+    tree = descendantsOf(child.pid!)
+      .map(see)
+      .filter((s): s is Seen => s !== undefined && s.pid !== child.pid);
     // Under the runner, the interruption is the timeout the fixture asked for once it had reported.
     const interruptedAt = Date.now();
     if (by !== 'tap timeout') child.kill(by);
@@ -160,16 +171,32 @@ for (const [i, c] of cases.entries()) {
     const settled = (await results)[i]!;
     if (settled.status === 'rejected') throw settled.reason;
     const result = settled.value;
-    for (const pattern of c.expect.processes) t.ok(result.tree.some((s) => pattern.test(s.command)), `it had started ${pattern.source}`, { tree: result.tree.map((s) => s.command) });
-    if (c.services.includes('workers')) t.ok(result.tree.filter((s) => /gateway\/main\.ts/.test(s.command)).length >= 3, 'the gateway primary and its two workers', { tree: result.tree.map((s) => s.command) });
+    for (const pattern of c.expect.processes)
+      t.ok(
+        result.tree.some((s) => pattern.test(s.command)),
+        `it had started ${pattern.source}`,
+        { tree: result.tree.map((s) => s.command) },
+      );
+    if (c.services.includes('workers'))
+      t.ok(result.tree.filter((s) => /gateway\/main\.ts/.test(s.command)).length >= 3, 'the gateway primary and its two workers', {
+        tree: result.tree.map((s) => s.command),
+      });
     if (c.by === 'tap timeout') {
       t.match(result.output, /timeout/, 'the runner timed the file out');
     } else {
       t.same(result.exit, { code: null, signal: c.by }, 'the file ended by the signal, before its teardowns');
     }
-    t.same(result.left.map((s) => s.command), [], `no process is left running ${result.goneAfterMs} ms after the interruption`);
+    t.same(
+      result.left.map((s) => s.command),
+      [],
+      `no process is left running ${result.goneAfterMs} ms after the interruption`,
+    );
     t.ok(result.goneAfterMs <= GONE_LIMIT_MS, 'gone within the limit');
-    t.ok(result.dirs.length >= 1 + (c.services.includes('redis') ? 1 : 0) + (c.services.includes('nginx') ? 1 : 0) + (c.services.includes('caddy') ? 1 : 0), 'its scratch directories were found', { dirs: result.dirs });
+    t.ok(
+      result.dirs.length >= 1 + (c.services.includes('redis') ? 1 : 0) + (c.services.includes('nginx') ? 1 : 0) + (c.services.includes('caddy') ? 1 : 0),
+      'its scratch directories were found',
+      { dirs: result.dirs },
+    );
     t.same(result.dirsLeft, [], 'its scratch directories are removed');
     t.same(result.keysLeft, [0, 0], `its keys (${result.started.seeded} seeded) are deleted`);
   });

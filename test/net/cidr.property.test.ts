@@ -38,7 +38,9 @@ const addressLike = fc.oneof(
 );
 const cidrLike = fc.oneof(
   addressLike,
-  fc.tuple(addressLike, fc.oneof(fc.integer({ min: 0, max: 140 }).map(String), fc.constantFrom('', '08', '-1', '1e1', ' 8', '32 '))).map(([a, p]) => `${a}/${p}`),
+  fc
+    .tuple(addressLike, fc.oneof(fc.integer({ min: 0, max: 140 }).map(String), fc.constantFrom('', '08', '-1', '1e1', ' 8', '32 ')))
+    .map(([a, p]) => `${a}/${p}`),
   fc.string({ maxLength: 60 }),
   fc.string({ unit: 'binary', maxLength: 30 }),
 );
@@ -93,7 +95,8 @@ t.test('an accepted address is the address Node reads from the same text', async
       // Node matches IPv4 rules against IPv4-mapped IPv6 addresses too, so mapped text checks against the IPv4 result.
       const rule = new BlockList();
       rule.addAddress(address.toString(), address.kind());
-      if (!rule.check(trimmed, family === 4 ? 'ipv4' : 'ipv6')) throw new Error(`${JSON.stringify(text)} accepted as ${address.toString()}, which Node reads differently`);
+      if (!rule.check(trimmed, family === 4 ? 'ipv4' : 'ipv6'))
+        throw new Error(`${JSON.stringify(text)} accepted as ${address.toString()}, which Node reads differently`);
     }),
     RUNS,
   );
@@ -113,10 +116,7 @@ function text(bytes: number[]): string {
 }
 
 t.test('containment: what a range holds agrees with Node, and host bits are refused', async (t) => {
-  const range = fc.oneof(
-    fc.tuple(v4Bytes, fc.integer({ min: 0, max: 32 }), v4Bytes),
-    fc.tuple(v6Bytes, fc.integer({ min: 0, max: 128 }), v6Bytes),
-  );
+  const range = fc.oneof(fc.tuple(v4Bytes, fc.integer({ min: 0, max: 32 }), v4Bytes), fc.tuple(v6Bytes, fc.integer({ min: 0, max: 128 }), v6Bytes));
   holds(
     t,
     fc.property(range, ([bytes, prefix, other]) => {

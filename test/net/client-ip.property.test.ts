@@ -88,7 +88,8 @@ t.test('the resolved client matches the model; unreadable hops are refused', asy
     fc.property(scenario, ({ peer, hops, value }) => {
       const want = expected(peer, hops);
       const got = actual(peer, value);
-      if (JSON.stringify(want) !== JSON.stringify(got)) throw new Error(`peer ${peer}, X-Forwarded-For ${JSON.stringify(value)}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+      if (JSON.stringify(want) !== JSON.stringify(got))
+        throw new Error(`peer ${peer}, X-Forwarded-For ${JSON.stringify(value)}: expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
     }),
     500,
   );

@@ -11,7 +11,8 @@ const PROXY = '192.0.2.10';
 const CONFIG = { trusted_proxies: ['192.0.2.0/24'] };
 const BAD_HOPS = ['6.6.6.6:443', '[2001:db8::1]:443', 'unknown', 'garbage', '010.1.0.5', '127.1', 'fe80::1%eth0', '_hidden'];
 
-const message = (hop: string) => `X-Forwarded-For entry ${JSON.stringify(hop)} is not a plain IP address (no port, brackets or names); the client address cannot be determined.`;
+const message = (hop: string) =>
+  `X-Forwarded-For entry ${JSON.stringify(hop)} is not a plain IP address (no port, brackets or names); the client address cannot be determined.`;
 
 t.test('signed routes: an unreadable hop is refused, not replaced by the proxy address', async (t) => {
   const tg = await startTestGateway(t, { config: CONFIG });
@@ -33,7 +34,12 @@ t.test('hops left of the first untrusted one are not read; no or only trusted ho
   const tg = await startTestGateway(t, { config: CONFIG });
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
   const forwardedAs = async (header: string | undefined) => {
-    const response = await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: PROXY, ...(header === undefined ? {} : { headers: { 'x-forwarded-for': header } }) });
+    const response = await signedInject(tg, sa, {
+      method: 'GET',
+      url: '/v1/balance',
+      remoteAddress: PROXY,
+      ...(header === undefined ? {} : { headers: { 'x-forwarded-for': header } }),
+    });
     t.equal(response.statusCode, 200, `${header}: ${response.body}`);
     return response.json().headers['x-forwarded-for'] as string;
   };
@@ -57,7 +63,11 @@ t.test('without trusted proxies the header is never read, so it cannot be refuse
 t.test('bearer routes: the same 400, before the upstream', async (t) => {
   const tg = await startTestGateway(t, { config: CONFIG });
   const token = await accessToken(tg, await createClient(tg, ['sales']));
-  const response = await tg.gateway.publicApp.inject({ url: '/v1/sales/1', remoteAddress: PROXY, headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': 'unknown' } });
+  const response = await tg.gateway.publicApp.inject({
+    url: '/v1/sales/1',
+    remoteAddress: PROXY,
+    headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': 'unknown' },
+  });
   t.equal(response.statusCode, 400, response.body);
   const body = response.json();
   t.same(body, { error: 'forwarded_for_invalid', message: message('unknown'), request_id: body.request_id });

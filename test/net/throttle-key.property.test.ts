@@ -59,7 +59,9 @@ t.test('two IPv6 addresses share a key exactly when they are in one network of t
       const key = (bytes: number[]) => throttleKeyOf(ipaddr.fromByteArray(bytes), bits);
       const expected = sameNetwork(a, c, bits);
       if ((key(a) === key(c)) !== expected) {
-        throw new Error(`/${bits}: ${ipaddr.fromByteArray(a).toString()} -> ${key(a)}, ${ipaddr.fromByteArray(c).toString()} -> ${key(c)}; expected ${expected ? 'one key' : 'two keys'}`);
+        throw new Error(
+          `/${bits}: ${ipaddr.fromByteArray(a).toString()} -> ${key(a)}, ${ipaddr.fromByteArray(c).toString()} -> ${key(c)}; expected ${expected ? 'one key' : 'two keys'}`,
+        );
       }
     }),
     RUNS,
@@ -110,11 +112,16 @@ t.test('an IPv4 address has one key of its own, the same as its IPv4-mapped IPv6
 t.test('IPv4 keys and IPv6 keys never meet', async (t) => {
   holds(
     t,
-    fc.property(v4Bytes, v6Bytes.filter((bytes) => !isMapped(bytes)), prefix, (v4, v6, bits) => {
-      const v4Key = throttleKeyOf(parseAddress(v4.join('.')), bits);
-      const v6Key = throttleKeyOf(ipaddr.fromByteArray(v6), bits);
-      if (v4Key.includes(':') || !v6Key.includes(':')) throw new Error(`${v4Key} / ${v6Key}`);
-    }),
+    fc.property(
+      v4Bytes,
+      v6Bytes.filter((bytes) => !isMapped(bytes)),
+      prefix,
+      (v4, v6, bits) => {
+        const v4Key = throttleKeyOf(parseAddress(v4.join('.')), bits);
+        const v6Key = throttleKeyOf(ipaddr.fromByteArray(v6), bits);
+        if (v4Key.includes(':') || !v6Key.includes(':')) throw new Error(`${v4Key} / ${v6Key}`);
+      },
+    ),
     RUNS,
   );
 });

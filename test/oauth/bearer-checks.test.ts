@@ -6,7 +6,6 @@ import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { goodClaims, hmacWithPublicKey, signWithForeignKey, signWithGatewayKey, unsignedToken } from '../helpers/jwt.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 
-
 async function call(tg: TestGateway, authorization: string | undefined, url = '/v1/sales') {
   return tg.gateway.publicApp.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } });
 }
@@ -31,7 +30,11 @@ t.test('missing or malformed Authorization', async (t) => {
   const tg = await startTestGateway(t);
   const response = await call(tg, undefined);
   t.equal(response.statusCode, 401);
-  t.same(response.json(), { error: 'invalid_token', message: 'An access token is required: send Authorization: Bearer <token>.', request_id: response.json().request_id });
+  t.same(response.json(), {
+    error: 'invalid_token',
+    message: 'An access token is required: send Authorization: Bearer <token>.',
+    request_id: response.json().request_id,
+  });
   t.equal(response.headers['www-authenticate'], 'Bearer realm="gateway"');
   await refused(t, tg, 'empty Bearer', 'Bearer', 'the Authorization header is not a Bearer token');
   await refused(t, tg, 'Basic scheme', 'Basic dXNlcjpwYXNz', 'the Authorization header is not a Bearer token');
@@ -76,12 +79,16 @@ t.test('forged and tampered tokens', async (t) => {
   t.equal(tg.upstreams.public.received.length, 1, 'only the control request reached the upstream');
 });
 
-t.test('a deleted client\'s tokens fail at once, also after they were used', async (t) => {
+t.test("a deleted client's tokens fail at once, also after they were used", async (t) => {
   const tg = await startTestGateway(t);
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);
   t.equal((await call(tg, `Bearer ${token}`)).statusCode, 200);
-  const deleted = await tg.gateway.adminApp.inject({ method: 'DELETE', url: `/admin/v1/clients/${client.client_id}`, headers: { authorization: `Bearer ${tg.adminToken}` } });
+  const deleted = await tg.gateway.adminApp.inject({
+    method: 'DELETE',
+    url: `/admin/v1/clients/${client.client_id}`,
+    headers: { authorization: `Bearer ${tg.adminToken}` },
+  });
   t.equal(deleted.statusCode, 204);
   await refused(t, tg, 'deleted client', `Bearer ${token}`, 'the client was deleted');
   t.equal(tg.upstreams.public.received.length, 1);

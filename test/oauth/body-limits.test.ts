@@ -33,7 +33,12 @@ t.test('OAuth forms over the limit get 413 in the OAuth error style, unparsed', 
 });
 
 t.test('a form within the limit is still parsed and answered', async (t) => {
-  const response = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: FORM, payload: `client_id=00000000-0000-4000-8000-000000000000&client_secret=${'s'.repeat(7000)}` });
+  const response = await tg.gateway.publicApp.inject({
+    method: 'POST',
+    url: '/v1/oauth/token',
+    headers: FORM,
+    payload: `client_id=00000000-0000-4000-8000-000000000000&client_secret=${'s'.repeat(7000)}`,
+  });
   t.equal(response.statusCode, 401, response.body);
   t.equal(response.json<{ error: string }>().error, 'auth_error');
 });
@@ -78,7 +83,12 @@ t.test('the admin API has its own body limit', async (t) => {
   });
   t.equal(response.statusCode, 413, response.body);
   t.equal(response.json<{ error: string }>().error, 'body_too_large');
-  const head = requestHead('POST', '/admin/v1/clients', { host: '127.0.0.1', authorization: `Bearer ${tg.adminToken}`, 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) });
+  const head = requestHead('POST', '/admin/v1/clients', {
+    host: '127.0.0.1',
+    authorization: `Bearer ${tg.adminToken}`,
+    'content-type': 'application/json',
+    'content-length': String(10 * 1024 * 1024),
+  });
   const exchange = partialRequest(adminPort, head, '{"name":', 3000);
   const refused = await exchange.response;
   t.equal(refused.status, 413, 'a declared 10 MiB admin body is refused before it arrives');

@@ -18,12 +18,26 @@ const formEncode = (text: string) => new URLSearchParams({ v: text }).toString()
 const basic = (id: string, secret: string) => Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64');
 
 /** Header-safe text: what an HTTP/1.1 parser hands over (tab, visible ASCII, obs-text as Latin-1). */
-const headerSafe = fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((c) => String.fromCharCode(c)), maxLength: 60 });
-const idLike = fc.oneof(fc.uuid(), fc.constantFrom('', ':', '%', '%zz', '+', 'a:b', '00000000-0000-4000-8000-000000000000'), fc.string({ maxLength: 20 }), fc.string({ minLength: 129, maxLength: 140 }));
+const headerSafe = fc.string({
+  unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff }), fc.constant(0x09)).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
+const idLike = fc.oneof(
+  fc.uuid(),
+  fc.constantFrom('', ':', '%', '%zz', '+', 'a:b', '00000000-0000-4000-8000-000000000000'),
+  fc.string({ maxLength: 20 }),
+  fc.string({ minLength: 129, maxLength: 140 }),
+);
 const authorization = fc.oneof(
   fc.tuple(idLike, fc.string({ maxLength: 30 })).map(([id, secret]) => `Basic ${basic(id, secret)}`),
   fc.tuple(idLike, fc.string({ maxLength: 30 })).map(([id, secret]) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`),
-  fc.tuple(fc.constantFrom('Basic', 'basic', 'BASIC', 'Bearer', 'Digest', ''), fc.constantFrom(' ', '  ', '', '\t'), fc.oneof(fc.base64String({ maxLength: 60 }), headerSafe)).map(([s, sp, v]) => `${s}${sp}${v}`),
+  fc
+    .tuple(
+      fc.constantFrom('Basic', 'basic', 'BASIC', 'Bearer', 'Digest', ''),
+      fc.constantFrom(' ', '  ', '', '\t'),
+      fc.oneof(fc.base64String({ maxLength: 60 }), headerSafe),
+    )
+    .map(([s, sp, v]) => `${s}${sp}${v}`),
   fc.uint8Array({ maxLength: 48 }).map((b) => `Basic ${Buffer.from(b).toString('base64')}`),
   headerSafe,
 );
@@ -34,7 +48,15 @@ const body = fc.oneof(
   fc.string({ maxLength: 80 }),
   fc.constantFrom('client_id=%zz', 'client_id=a&client_id=b', '=&=&', '&&&', 'a=%', '%%'),
 );
-const contentType = fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'APPLICATION/X-WWW-FORM-URLENCODED', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', undefined);
+const contentType = fc.constantFrom(
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'APPLICATION/X-WWW-FORM-URLENCODED',
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  undefined,
+);
 const address = fc.tuple(fc.integer({ min: 1, max: 254 }), fc.integer({ min: 0, max: 255 })).map(([a, b]) => `10.99.${a}.${b}`);
 
 t.test('arbitrary client authentication gets an OAuth error body, never a 5xx', async (t) => {
@@ -62,16 +84,26 @@ t.test('arbitrary client authentication gets an OAuth error body, never a 5xx', 
 
 t.test('encoded id and secret read back unchanged', async (t) => {
   // Any text (ids of other servers, secrets with ":", "%", "+" or non-ASCII) survives the encoding.
-  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: fc.constantFrom(':', '%', '+', ' ', '=', '&', 'a'), maxLength: 10 }));
+  const text = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 20 }),
+    fc.string({ unit: fc.constantFrom(':', '%', '+', ' ', '=', '&', 'a'), maxLength: 10 }),
+  );
   holds(
     t,
-    fc.property(text.filter((s) => s !== '' && s.length <= 128), text, fc.constantFrom('Basic ', 'basic ', 'BASIC  '), fc.constantFrom('', ' ', '  '), (id, secret, scheme, trailing) => {
-      const request = { headers: { authorization: `${scheme}${basic(id, secret)}${trailing}` } } as unknown as FastifyRequest;
-      const read = clientCredentialsOf(request, {});
-      if (read.clientId !== id || read.clientSecret !== secret || read.method !== 'client_secret_basic') {
-        throw new Error(`${JSON.stringify([id, secret])} read back as ${JSON.stringify([read.clientId, read.clientSecret])}`);
-      }
-    }),
+    fc.property(
+      text.filter((s) => s !== '' && s.length <= 128),
+      text,
+      fc.constantFrom('Basic ', 'basic ', 'BASIC  '),
+      fc.constantFrom('', ' ', '  '),
+      (id, secret, scheme, trailing) => {
+        const request = { headers: { authorization: `${scheme}${basic(id, secret)}${trailing}` } } as unknown as FastifyRequest;
+        const read = clientCredentialsOf(request, {});
+        if (read.clientId !== id || read.clientSecret !== secret || read.method !== 'client_secret_basic') {
+          throw new Error(`${JSON.stringify([id, secret])} read back as ${JSON.stringify([read.clientId, read.clientSecret])}`);
+        }
+      },
+    ),
     300,
   );
 });
@@ -80,12 +112,20 @@ t.test('real credentials in any accepted Basic spelling get a token', async (t) 
   const tg = await startTestGateway(t, { config: CONFIG });
   const client = await createClient(tg, ['sales']);
   // Percent-encoding any character of the id or secret is still the same form-encoded value.
-  const spelled = (text: string) => fc.array(fc.boolean(), { minLength: text.length, maxLength: text.length }).map((flags) => [...text].map((c, i) => (flags[i] ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c)).join(''));
+  const spelled = (text: string) =>
+    fc
+      .array(fc.boolean(), { minLength: text.length, maxLength: text.length })
+      .map((flags) => [...text].map((c, i) => (flags[i] ? `%${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c)).join(''));
   await holdsAsync(
     t,
     fc.asyncProperty(spelled(client.client_id), spelled(client.client_secret), fc.constantFrom('Basic ', 'basic ', 'BASIC   '), async (id, secret, scheme) => {
       const authorization = `${scheme}${Buffer.from(`${id}:${secret}`).toString('base64')}`;
-      const response = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials' });
+      const response = await tg.gateway.publicApp.inject({
+        method: 'POST',
+        url: '/v1/oauth/token',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'grant_type=client_credentials',
+      });
       if (response.statusCode !== 200) throw new Error(`${authorization}: ${response.statusCode} ${response.body}`);
     }),
     40,

@@ -12,7 +12,16 @@ import { sodium } from '../../gateway/signing/sodium.js';
 for (const alg of JWT_ALGORITHMS) {
   t.test(`${alg}: jose verifies what signCompactJws signs`, async (t) => {
     const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'EdDSA' ? { crv: 'Ed25519' } : {}) });
-    const claims = { iss: 'https://gateway.test', sub: 'client-1', aud: 'api', scope: 'sales stats', iat: 1_800_000_000, exp: 4_000_000_000, jti: 'j-1', note: 'é ✓' };
+    const claims = {
+      iss: 'https://gateway.test',
+      sub: 'client-1',
+      aud: 'api',
+      scope: 'sales stats',
+      iat: 1_800_000_000,
+      exp: 4_000_000_000,
+      jti: 'j-1',
+      note: 'é ✓',
+    };
     const token = signCompactJws({ alg, kid: 'k1', typ: 'at+jwt' }, claims, KeyObject.from(privateKey));
     t.match(token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'three unpadded base64url parts');
     const { payload, protectedHeader } = await jwtVerify(token, publicKey, { algorithms: [alg], typ: 'at+jwt', issuer: claims.iss, audience: 'api' });
@@ -43,5 +52,8 @@ t.test('EdDSA through libsodium: the same token as node:crypto signs, byte for b
 t.test('an EdDSA token cannot be signed with a key of another type', async (t) => {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   t.throws(() => signCompactJws({ alg: 'EdDSA', kid: 'k1', typ: 'at+jwt' }, { sub: 'x' }, KeyObject.from(privateKey)));
-  t.throws(() => signCompactJws({ alg: 'EdDSA', kid: 'k1', typ: 'at+jwt' }, { sub: 'x' }, KeyObject.from(privateKey), OPENSSL_SIGNERS), 'nor through node:crypto');
+  t.throws(
+    () => signCompactJws({ alg: 'EdDSA', kid: 'k1', typ: 'at+jwt' }, { sub: 'x' }, KeyObject.from(privateKey), OPENSSL_SIGNERS),
+    'nor through node:crypto',
+  );
 });

@@ -12,7 +12,12 @@ const FAILED = 'Client authentication failed: the client is invalid.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function post(tg: TestGateway, url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return tg.gateway.publicApp.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: new URLSearchParams(fields).toString() });
+  return tg.gateway.publicApp.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
 }
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
@@ -61,7 +66,10 @@ t.test('every token-endpoint error body carries request_id', async (t) => {
     ['invalid_request', post(tg, '/v1/oauth/token', {})],
     ['invalid_scope', post(tg, '/v1/oauth/token', { client_id: client.client_id, client_secret: client.client_secret, scope: 'products' })],
     ['unsupported_grant_type', post(tg, '/v1/oauth/token', { client_id: client.client_id, client_secret: client.client_secret, grant_type: 'password' })],
-    ['invalid_request', tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'application/json' }, payload: '{"client_id": 1}' })],
+    [
+      'invalid_request',
+      tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'application/json' }, payload: '{"client_id": 1}' }),
+    ],
     ['introspection_not_allowed', post(tg, '/v1/oauth/introspect', { client_id: client.client_id, client_secret: client.client_secret, token: 'x' })],
   ];
   for (const [code, pending] of cases) {
@@ -77,6 +85,12 @@ t.test('the setting is validated at start', async (t) => {
   t.equal(settingsFrom({ oauth_error_style: 'rfc6749' }).oauthErrorStyle, 'rfc6749');
   t.equal(settingsFrom({}, { GATEWAY_OAUTH_ERROR_STYLE: 'gateway' }).oauthErrorStyle, 'gateway');
   t.equal(settingsFrom({ oauth_error_style: 'gateway' }, { GATEWAY_OAUTH_ERROR_STYLE: 'rfc6749' }).oauthErrorStyle, 'rfc6749', 'the environment wins');
-  t.throws(() => settingsFrom({}, { GATEWAY_OAUTH_ERROR_STYLE: 'RFC6749' }), { name: 'SettingsError', message: 'Invalid setting GATEWAY_OAUTH_ERROR_STYLE: must be one of gateway, rfc6749, got "RFC6749"' });
-  t.throws(() => settingsFrom({ oauth_error_style: 'strict' }), /^Invalid setting oauth_error_style \(config\) \/ GATEWAY_OAUTH_ERROR_STYLE: must be one of gateway, rfc6749/);
+  t.throws(() => settingsFrom({}, { GATEWAY_OAUTH_ERROR_STYLE: 'RFC6749' }), {
+    name: 'SettingsError',
+    message: 'Invalid setting GATEWAY_OAUTH_ERROR_STYLE: must be one of gateway, rfc6749, got "RFC6749"',
+  });
+  t.throws(
+    () => settingsFrom({ oauth_error_style: 'strict' }),
+    /^Invalid setting oauth_error_style \(config\) \/ GATEWAY_OAUTH_ERROR_STYLE: must be one of gateway, rfc6749/,
+  );
 });

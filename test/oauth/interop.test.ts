@@ -39,7 +39,10 @@ t.test('openid-client discovery + client credentials; fast-jwt verifies the toke
     t.equal(proxied.status, 200, `${label}: the token works on a public route`);
   }
 
-  const wrong = await oidc.discovery(new URL(issuer), client.client_id, undefined, oidc.ClientSecretPost('wrong'), { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });
+  const wrong = await oidc.discovery(new URL(issuer), client.client_id, undefined, oidc.ClientSecretPost('wrong'), {
+    algorithm: 'oauth2',
+    execute: [oidc.allowInsecureRequests],
+  });
   const failure = await oidc.clientCredentialsGrant(wrong).then(
     () => undefined,
     (error: unknown) => error as { error?: string; error_description?: string },
@@ -47,8 +50,15 @@ t.test('openid-client discovery + client credentials; fast-jwt verifies the toke
   t.equal(failure?.error, 'auth_error', 'the library surfaces the error code');
   t.equal(failure?.error_description, 'Client authentication failed: the client is invalid.', 'and error_description');
 
-  const forgedKeyVerifier = createVerifier({ key: jwkToPem((await (await fetch(`${issuer}/.well-known/jwks.json`)).json() as { keys: Array<Record<string, unknown>> }).keys[0]!), algorithms: ['EdDSA'], allowedIss: 'http://other.example' });
-  const config = await oidc.discovery(new URL(issuer), client.client_id, undefined, oidc.ClientSecretPost(client.client_secret), { algorithm: 'oauth2', execute: [oidc.allowInsecureRequests] });
+  const forgedKeyVerifier = createVerifier({
+    key: jwkToPem(((await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: Array<Record<string, unknown>> }).keys[0]!),
+    algorithms: ['EdDSA'],
+    allowedIss: 'http://other.example',
+  });
+  const config = await oidc.discovery(new URL(issuer), client.client_id, undefined, oidc.ClientSecretPost(client.client_secret), {
+    algorithm: 'oauth2',
+    execute: [oidc.allowInsecureRequests],
+  });
   const token = (await oidc.clientCredentialsGrant(config)).access_token;
   t.throws(() => forgedKeyVerifier(token), 'fast-jwt checks iss: the verification is not vacuous');
 });

@@ -37,7 +37,14 @@ t.test('crafted and mutated tokens never get a 5xx and never reach the upstream'
   const headerField = fc.record(
     {
       alg: fc.constantFrom('none', 'None', 'HS256', 'RS256', 'ES256', 'EdDSA', 'Ed25519', '', 42, null),
-      kid: fc.oneof(fc.constant(key.kid), fc.constantFrom('unknown', '', '../../etc/passwd', 'x'.repeat(500)), fc.uuid(), fc.integer(), fc.constant({ kid: key.kid }), fc.constant([key.kid])),
+      kid: fc.oneof(
+        fc.constant(key.kid),
+        fc.constantFrom('unknown', '', '../../etc/passwd', 'x'.repeat(500)),
+        fc.uuid(),
+        fc.integer(),
+        fc.constant({ kid: key.kid }),
+        fc.constant([key.kid]),
+      ),
       typ: fc.constantFrom('at+jwt', 'AT+JWT', 'application/at+jwt', 'JWT', '', 7),
       crit: fc.constantFrom(['b64'], ['exp'], [], ['b64', 'b64'], 'b64', [1]),
       b64: fc.constantFrom(false, true, 'false'),
@@ -77,7 +84,10 @@ t.test('crafted and mutated tokens never get a 5xx and never reach the upstream'
   t.equal(accepted.statusCode, 200, 'control: a genuine signature over a good header passes, so the cases below are meaningful');
   const mutation = fc.oneof(
     fc.integer({ min: 0, max: genuine.length - 1 }).map((n) => genuine.slice(0, n)),
-    fc.tuple(fc.integer({ min: 0, max: genuine.length - 1 }), fc.constantFrom('A', '.', '-', '_', '=', '+', '/', '~')).map(([i, c]) => `${genuine.slice(0, i)}${c}${genuine.slice(i + 1)}`).filter((tok) => tok !== genuine),
+    fc
+      .tuple(fc.integer({ min: 0, max: genuine.length - 1 }), fc.constantFrom('A', '.', '-', '_', '=', '+', '/', '~'))
+      .map(([i, c]) => `${genuine.slice(0, i)}${c}${genuine.slice(i + 1)}`)
+      .filter((tok) => tok !== genuine),
     fc.constantFrom(
       `${genuineHeader}.${genuinePayload}`,
       `${genuineHeader}.${genuinePayload}.`,
@@ -98,24 +108,32 @@ t.test('crafted and mutated tokens never get a 5xx and never reach the upstream'
   const seen = () => tg.upstreams.public.received.length;
   await holdsAsync(
     t,
-    fc.asyncProperty(fc.oneof(crafted.map((c) => ({ kind: 'crafted' as const, c })), mutation.map((m) => ({ kind: 'mutated' as const, m }))), scheme, async (tokenCase, prefix) => {
-      const { token, genuinelySigned } = tokenCase.kind === 'crafted' ? await build(tokenCase.c) : { token: tokenCase.m, genuinelySigned: false };
-      const before = seen();
-      const response = await tg.gateway.publicApp.inject({ url: '/v1/sales/1', headers: { authorization: `${prefix}${token}` } });
-      const where = `${prefix}${token.length > 300 ? `${token.slice(0, 300)}...` : token} -> ${response.statusCode} ${response.body.slice(0, 300)}`;
-      if (response.statusCode >= 500) throw new Error(where);
-      if (response.statusCode !== 200) {
-        const answer = response.json<{ error?: string }>();
-        if (response.statusCode !== 401 || answer.error !== 'invalid_token') throw new Error(`expected 401 invalid_token: ${where}`);
-        if (seen() !== before) throw new Error(`refused, yet the upstream was contacted: ${where}`);
-        return;
-      }
-      // Only a genuine signature over an acceptable header may pass.
-      const h = tokenCase.kind === 'crafted' ? headerAsRead(tokenCase.c.h) : {};
-      const typ = typeof h.typ === 'string' ? h.typ.toLowerCase() : '';
-      if (!genuinelySigned || h.alg !== 'EdDSA' || h.kid !== key.kid || !['at+jwt', 'application/at+jwt'].includes(typ)) throw new Error(`accepted: ${where}`);
-      if (seen() !== before + 1 || response.json().headers['x-gateway-client-id'] !== client.client_id) throw new Error(`forwarded wrongly: ${where}`);
-    }),
+    fc.asyncProperty(
+      fc.oneof(
+        crafted.map((c) => ({ kind: 'crafted' as const, c })),
+        mutation.map((m) => ({ kind: 'mutated' as const, m })),
+      ),
+      scheme,
+      async (tokenCase, prefix) => {
+        const { token, genuinelySigned } = tokenCase.kind === 'crafted' ? await build(tokenCase.c) : { token: tokenCase.m, genuinelySigned: false };
+        const before = seen();
+        const response = await tg.gateway.publicApp.inject({ url: '/v1/sales/1', headers: { authorization: `${prefix}${token}` } });
+        const where = `${prefix}${token.length > 300 ? `${token.slice(0, 300)}...` : token} -> ${response.statusCode} ${response.body.slice(0, 300)}`;
+        if (response.statusCode >= 500) throw new Error(where);
+        if (response.statusCode !== 200) {
+          const answer = response.json<{ error?: string }>();
+          if (response.statusCode !== 401 || answer.error !== 'invalid_token') throw new Error(`expected 401 invalid_token: ${where}`);
+          if (seen() !== before) throw new Error(`refused, yet the upstream was contacted: ${where}`);
+          return;
+        }
+        // Only a genuine signature over an acceptable header may pass.
+        const h = tokenCase.kind === 'crafted' ? headerAsRead(tokenCase.c.h) : {};
+        const typ = typeof h.typ === 'string' ? h.typ.toLowerCase() : '';
+        if (!genuinelySigned || h.alg !== 'EdDSA' || h.kid !== key.kid || !['at+jwt', 'application/at+jwt'].includes(typ))
+          throw new Error(`accepted: ${where}`);
+        if (seen() !== before + 1 || response.json().headers['x-gateway-client-id'] !== client.client_id) throw new Error(`forwarded wrongly: ${where}`);
+      },
+    ),
     400,
   );
   t.pass(`upstream received ${seen()} genuinely signed tokens (1 control)`);

@@ -15,7 +15,11 @@ import { until } from '../helpers/poll.js';
 const KEYS_META = 'jwt-signing-keys';
 
 async function rotate(tg: TestGateway): Promise<{ active_kid: string; previous_kid: string }> {
-  const response = await tg.gateway.adminApp.inject({ method: 'POST', url: '/admin/v1/signing-keys/rotate', headers: { authorization: `Bearer ${tg.adminToken}` } });
+  const response = await tg.gateway.adminApp.inject({
+    method: 'POST',
+    url: '/admin/v1/signing-keys/rotate',
+    headers: { authorization: `Bearer ${tg.adminToken}` },
+  });
   if (response.statusCode !== 200) throw new Error(`rotation failed: ${response.statusCode} ${response.body}`);
   return response.json<{ active_kid: string; previous_kid: string }>();
 }
@@ -31,7 +35,16 @@ const kidOf = (token: string) => decodeProtectedHeader(token).kid;
 /** A token with the gateway's claims, signed with the gateway's active key but naming another kid. */
 async function tokenWithKid(tg: TestGateway, client: CreatedClient, kid: string): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { iss: 'http://gateway.test', sub: client.client_id, aud: 'http://gateway.test', client_id: client.client_id, scope: 'sales', jti: randomUUID(), iat: now, exp: now + 60 };
+  const claims = {
+    iss: 'http://gateway.test',
+    sub: client.client_id,
+    aud: 'http://gateway.test',
+    client_id: client.client_id,
+    scope: 'sales',
+    jti: randomUUID(),
+    iat: now,
+    exp: now + 60,
+  };
   return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'at+jwt' }).sign(tg.gateway.keys.signingKey().privateKey);
 }
 
@@ -141,7 +154,11 @@ t.test('a retired key leaves the JWKS, and stops verifying, only once its tokens
   const third = await rotate(a);
   const stored = JSON.parse((await store.getMeta(KEYS_META))!) as StoredSet;
   t.equal(stored.active.kid, third.active_kid);
-  t.same(stored.retired.map((k) => k.kid), [newest.active_kid, newest.previous_kid], 'the rotation pruned the dropped key from the store');
+  t.same(
+    stored.retired.map((k) => k.kid),
+    [newest.active_kid, newest.previous_kid],
+    'the rotation pruned the dropped key from the store',
+  );
 });
 
 // The same rules on one SigningKeys object, with a clock the test moves.
@@ -159,24 +176,41 @@ t.test('retention with an injected clock: kept for lifetime + 60 s after retirem
   const { kid: second } = await keys.rotate();
   now += 30_000;
   const { kid: third } = await keys.rotate();
-  t.same(keys.jwks().keys.map((k) => k.kid), [third, second, first]);
+  t.same(
+    keys.jwks().keys.map((k) => k.kid),
+    [third, second, first],
+  );
 
   now = Date.parse('2026-03-01T00:02:00Z') - 1;
   t.ok(keys.knows(first), 'the first key, retired at 00:00:00, is known until 00:02:00');
   now += 1;
   t.notOk(keys.knows(first), 'and dropped then, without any re-read');
-  t.same(keys.jwks().keys.map((k) => k.kid), [third, second]);
+  t.same(
+    keys.jwks().keys.map((k) => k.kid),
+    [third, second],
+  );
   t.equal(await keys.verificationKey(first), undefined);
 
   const reopened = await SigningKeys.open(store, KEY_SETTINGS, { now: () => now });
   t.teardown(() => reopened.close());
-  t.same(reopened.jwks().keys.map((k) => k.kid), [third, second], 'a load skips the dropped key');
+  t.same(
+    reopened.jwks().keys.map((k) => k.kid),
+    [third, second],
+    'a load skips the dropped key',
+  );
 
   const { kid: fourth } = await keys.rotate();
   const stored = JSON.parse((await store.getMeta(KEYS_META))!) as StoredSet;
-  t.same(stored.retired.map((k) => k.kid), [third, second], 'the rotation removed it from the store');
+  t.same(
+    stored.retired.map((k) => k.kid),
+    [third, second],
+    'the rotation removed it from the store',
+  );
   await until(() => reopened.signingKey().kid === fourth, 'the other object follows the rotation');
-  t.same(reopened.jwks().keys.map((k) => k.kid), [fourth, third, second]);
+  t.same(
+    reopened.jwks().keys.map((k) => k.kid),
+    [fourth, third, second],
+  );
 });
 
 t.test('a key set stored in the earlier format (one previous key) keeps its previous key', async (t) => {
@@ -234,7 +268,10 @@ t.test('forged kids cost the store a bounded number of reads: one at a time, a f
     await sleep(5);
   }
   const results = await Promise.all(misses);
-  t.ok(results.every((r) => r === undefined), `${misses.length} forged kids, none found`);
+  t.ok(
+    results.every((r) => r === undefined),
+    `${misses.length} forged kids, none found`,
+  );
   const used = reads.total - before;
   t.ok(used >= 1 && used <= 7, `${used} store reads for ${misses.length} misses in one second`);
   t.equal(reads.maxInFlight, 1, 'never more than one read at a time');

@@ -31,7 +31,7 @@ t.test('revocation: the token fails at once; revoking again or an unknown token 
   t.equal(after.statusCode, 401);
   t.equal(after.json().error, 'invalid_token');
   t.equal(after.headers['www-authenticate'], 'Bearer realm="gateway", error="invalid_token", error_description="the token was revoked"');
-  t.equal((await get(other)).statusCode, 200, 'the client\'s other tokens still work');
+  t.equal((await get(other)).statusCode, 200, "the client's other tokens still work");
 
   t.equal((await form(tg, '/v1/oauth/revoke', { ...auth(client), token })).statusCode, 200, 'revoking twice');
   t.equal((await form(tg, '/v1/oauth/revoke', { ...auth(client), token: 'not-a-token' })).statusCode, 200, 'an invalid token is not an error (RFC 7009 2.2)');
@@ -41,7 +41,7 @@ t.test('revocation: the token fails at once; revoking again or an unknown token 
   t.equal(tg.upstreams.public.received.length, 2);
 });
 
-t.test('revocation needs client authentication and the client\'s own token', async (t) => {
+t.test("revocation needs client authentication and the client's own token", async (t) => {
   const tg = await startTestGateway(t);
   const owner = await createClient(tg, ['sales']);
   const intruder = await createClient(tg, ['sales']);
@@ -51,10 +51,20 @@ t.test('revocation needs client authentication and the client\'s own token', asy
   t.equal(noAuth.json().error, 'invalid_request');
   const badSecret = await form(tg, '/v1/oauth/revoke', { client_id: owner.client_id, client_secret: 'wrong', token });
   t.equal(badSecret.statusCode, 401);
-  t.same(badSecret.json(), { error: 'auth_error', message: 'Client authentication failed: the client is invalid.', error_description: 'Client authentication failed: the client is invalid.', request_id: badSecret.json().request_id });
+  t.same(badSecret.json(), {
+    error: 'auth_error',
+    message: 'Client authentication failed: the client is invalid.',
+    error_description: 'Client authentication failed: the client is invalid.',
+    request_id: badSecret.json().request_id,
+  });
   const foreign = await form(tg, '/v1/oauth/revoke', { ...auth(intruder), token });
   t.equal(foreign.statusCode, 400);
-  t.same(foreign.json(), { error: 'invalid_request', message: 'The token was not issued to this client.', error_description: 'The token was not issued to this client.', request_id: foreign.json().request_id });
+  t.same(foreign.json(), {
+    error: 'invalid_request',
+    message: 'The token was not issued to this client.',
+    error_description: 'The token was not issued to this client.',
+    request_id: foreign.json().request_id,
+  });
   const missing = await form(tg, '/v1/oauth/revoke', auth(owner));
   t.equal(missing.json().error, 'invalid_request');
   const still = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
@@ -113,8 +123,12 @@ t.test('introspection is for resource servers only: any other client gets 403 in
     t.equal(response.headers.pragma, 'no-cache', label);
   };
   await refusedFor('another client', { ...auth(plain), token });
-  await refusedFor('the token\'s own client', { ...auth(owner), token });
-  await refusedFor('Basic authentication', { token }, { authorization: `Basic ${Buffer.from(`${plain.client_id}:${plain.client_secret}`).toString('base64')}` });
+  await refusedFor("the token's own client", { ...auth(owner), token });
+  await refusedFor(
+    'Basic authentication',
+    { token },
+    { authorization: `Basic ${Buffer.from(`${plain.client_id}:${plain.client_secret}`).toString('base64')}` },
+  );
   await refusedFor('refused before the token is looked at', { ...auth(plain), token: 'garbage' });
 
   // A client stored before the attribute existed has no field at all: not a resource server.

@@ -28,7 +28,8 @@ async function tokenStatus(tg: TestGateway, clientId: string, secret: string): P
   return (await tokenRequest(tg, { client_id: clientId, client_secret: secret })).statusCode;
 }
 
-const sales = (tg: TestGateway, token: string) => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
+const sales = (tg: TestGateway, token: string) =>
+  tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
 
 /** Waits until the moment has passed (plus a margin for clock granularity), at most 5 s. */
 async function waitPast(iso: string): Promise<void> {
@@ -104,7 +105,11 @@ for (const store of ['redis', 'embedded'] as const) {
     const rolled = await roll(t, tg, client.client_id, { grace_seconds: 60 });
     const { client_secret: _created, ...view } = client;
     t.same(Object.keys(rolled).sort(), [...Object.keys(view), 'client_secret', 'previous_secret_expires_at'].sort());
-    t.same({ ...rolled, client_secret: undefined, previous_secret_expires_at: undefined }, { ...view, client_secret: undefined, previous_secret_expires_at: undefined }, 'the client is otherwise unchanged');
+    t.same(
+      { ...rolled, client_secret: undefined, previous_secret_expires_at: undefined },
+      { ...view, client_secret: undefined, previous_secret_expires_at: undefined },
+      'the client is otherwise unchanged',
+    );
 
     const shown = await admin(tg, 'GET', `/admin/v1/clients/${client.client_id}`);
     t.same(shown.json(), view, 'show: the same view as before the roll');
@@ -118,7 +123,13 @@ for (const store of ['redis', 'embedded'] as const) {
 
     const lines = tg.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const event = lines.find((line) => line.audit === 'credential.rotated');
-    t.match(event, { kind: 'oauth_client', client_id: client.client_id, grace_seconds: 60, previous_secret_expires_at: rolled.previous_secret_expires_at, by: 'admin-token' });
+    t.match(event, {
+      kind: 'oauth_client',
+      client_id: client.client_id,
+      grace_seconds: 60,
+      previous_secret_expires_at: rolled.previous_secret_expires_at,
+      by: 'admin-token',
+    });
     t.notMatch(tg.logs.text, rolled.client_secret, 'the log never holds the new secret');
     t.notMatch(tg.logs.text, client.client_secret, 'nor the old one');
   });
@@ -157,7 +168,10 @@ for (const store of ['redis', 'embedded'] as const) {
       t.equal(response.statusCode, 404, id);
       t.equal(response.json<{ error: string }>().error, 'not_found');
     }
-    t.notOk(tg.logs.lines.some((line) => line.includes('credential.rotated') && !line.includes(client.client_id)), 'no audit line for a roll that did not happen');
+    t.notOk(
+      tg.logs.lines.some((line) => line.includes('credential.rotated') && !line.includes(client.client_id)),
+      'no audit line for a roll that did not happen',
+    );
 
     const unauthorized = await tg.gateway.adminApp.inject({ method: 'POST', url, payload: { grace_seconds: 10 } });
     t.equal(unauthorized.statusCode, 401, 'the admin token is required');

@@ -28,13 +28,20 @@ t.test('tokens are signed with the active key of the file; the JWKS publishes bo
   t.equal(decodeProtectedHeader(token).kid, 'active-1');
 
   const jwks = (await tg.gateway.publicApp.inject({ url: '/.well-known/jwks.json' })).json<{ keys: JWK[] }>();
-  t.same(jwks.keys.map((k) => k.kid), ['active-1', 'previous-0']);
+  t.same(
+    jwks.keys.map((k) => k.kid),
+    ['active-1', 'previous-0'],
+  );
   for (const key of jwks.keys) t.equal(key.d, undefined, `${key.kid} has no private part`);
 
   const call = await tg.gateway.publicApp.inject({ url: '/v1/sales/1', headers: { authorization: `Bearer ${token}` } });
   t.equal(call.statusCode, 200);
 
-  const rotate = await tg.gateway.adminApp.inject({ method: 'POST', url: '/admin/v1/signing-keys/rotate', headers: { authorization: `Bearer ${tg.adminToken}` } });
+  const rotate = await tg.gateway.adminApp.inject({
+    method: 'POST',
+    url: '/admin/v1/signing-keys/rotate',
+    headers: { authorization: `Bearer ${tg.adminToken}` },
+  });
   t.equal(rotate.statusCode, 400);
   t.match(rotate.json(), { error: 'validation_error', message: 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: rotate by replacing that file.' });
 });
@@ -51,7 +58,16 @@ t.test('a bad key file stops the start with a message naming the setting', async
   ];
   for (const [name, keys, message] of cases) {
     const file = keyFile(t, keys);
-    const { settings } = await testSettings({ store: 'embedded', publicUpstream: 'http://127.0.0.1:1', bankingUpstream: 'http://127.0.0.1:1', config: { jwt_signing_key_file: file } });
-    await t.rejects(buildGateway(settings), { name: 'SettingsError', message: new RegExp(`^Invalid setting GATEWAY_JWT_SIGNING_KEY_FILE: .*${message.source}`) }, name);
+    const { settings } = await testSettings({
+      store: 'embedded',
+      publicUpstream: 'http://127.0.0.1:1',
+      bankingUpstream: 'http://127.0.0.1:1',
+      config: { jwt_signing_key_file: file },
+    });
+    await t.rejects(
+      buildGateway(settings),
+      { name: 'SettingsError', message: new RegExp(`^Invalid setting GATEWAY_JWT_SIGNING_KEY_FILE: .*${message.source}`) },
+      name,
+    );
   }
 });

@@ -21,7 +21,8 @@ t.test('after the retirement answers on one instance, the other refuses the key 
   ]);
   const admin = { authorization: `Bearer ${deployment.adminToken}` };
   const sales = (gateway: GatewayProcess, token: string) => fetch(`${gateway.publicUrl}/v1/sales`, { headers: { authorization: `Bearer ${token}` } });
-  const jwksKids = async (gateway: GatewayProcess) => ((await (await fetch(`${gateway.publicUrl}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+  const jwksKids = async (gateway: GatewayProcess) =>
+    ((await (await fetch(`${gateway.publicUrl}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
 
   const stolen = await bearerToken(first, deployment.adminToken, ['sales']);
   const stolenKid = decodeProtectedHeader(stolen).kid!;
@@ -31,12 +32,14 @@ t.test('after the retirement answers on one instance, the other refuses the key 
   await until(async () => (await jwksKids(second))[0] === activeKid, 'the second instance follows the rotation');
   const current = await bearerToken(second, deployment.adminToken, ['sales']);
   t.equal(decodeProtectedHeader(current).kid, activeKid);
-  for (const gateway of [first, second]) t.equal((await sales(gateway, stolen)).status, 200, 'both instances verify (and cache) the rotated-out key before the retirement');
+  for (const gateway of [first, second])
+    t.equal((await sales(gateway, stolen)).status, 200, 'both instances verify (and cache) the rotated-out key before the retirement');
 
   const redis = new Redis(TEST_REDIS_URL);
   t.teardown(() => redis.disconnect());
   const storedBefore = (await redis.get(`${deployment.env.GATEWAY_REDIS_KEY_PREFIX}meta:jwt-signing-keys`))!;
-  const privatePart = (JSON.parse(storedBefore) as { retired: Array<{ kid: string; privateJwk: { d: string } }> }).retired.find((k) => k.kid === stolenKid)!.privateJwk.d;
+  const privatePart = (JSON.parse(storedBefore) as { retired: Array<{ kid: string; privateJwk: { d: string } }> }).retired.find((k) => k.kid === stolenKid)!
+    .privateJwk.d;
 
   const retired = await fetch(`${first.adminUrl}/admin/v1/signing-keys/${stolenKid}/retire`, { method: 'POST', headers: admin });
   t.equal(retired.status, 200);
@@ -54,7 +57,10 @@ t.test('after the retirement answers on one instance, the other refuses the key 
   t.ok(waited < 1000, `the second instance's JWKS dropped it after ${waited} ms`);
   t.same(await jwksKids(first), [activeKid], 'the first instance published it no more when it answered');
 
-  t.notOk((await redis.get(`${deployment.env.GATEWAY_REDIS_KEY_PREFIX}meta:jwt-signing-keys`))!.includes(privatePart), 'the store no longer holds the private key');
+  t.notOk(
+    (await redis.get(`${deployment.env.GATEWAY_REDIS_KEY_PREFIX}meta:jwt-signing-keys`))!.includes(privatePart),
+    'the store no longer holds the private key',
+  );
   for (const gateway of [first, second]) t.notOk(gateway.output().includes(privatePart), 'no log line carries key material');
   t.match(first.output(), new RegExp(`"audit":"credential.retired","kind":"signing_key","kid":"${stolenKid}","by":"admin-token"`), 'the retirement is audited');
 });

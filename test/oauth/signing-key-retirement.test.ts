@@ -28,7 +28,8 @@ interface KeyView {
   retired_at: string | null;
 }
 
-const admin = (tg: TestGateway, method: 'GET' | 'POST', url: string) => tg.gateway.adminApp.inject({ method, url, headers: { authorization: `Bearer ${tg.adminToken}` } });
+const admin = (tg: TestGateway, method: 'GET' | 'POST', url: string) =>
+  tg.gateway.adminApp.inject({ method, url, headers: { authorization: `Bearer ${tg.adminToken}` } });
 const retire = (tg: TestGateway, kid: string) => admin(tg, 'POST', `/admin/v1/signing-keys/${kid}/retire`);
 const get = (tg: TestGateway, token: string) => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
 const kidOf = (token: string) => decodeProtectedHeader(token).kid!;
@@ -51,7 +52,10 @@ async function jwksKids(tg: TestGateway): Promise<string[]> {
 
 /** The private part (d) of each stored key, by kid. */
 async function storedPrivateParts(store: CredentialStore): Promise<Map<string, string>> {
-  const set = JSON.parse((await store.getMeta(KEYS_META))!) as { active: { kid: string; privateJwk: { d: string } }; retired: Array<{ kid: string; privateJwk: { d: string } }> };
+  const set = JSON.parse((await store.getMeta(KEYS_META))!) as {
+    active: { kid: string; privateJwk: { d: string } };
+    retired: Array<{ kid: string; privateJwk: { d: string } }>;
+  };
   return new Map([set.active, ...set.retired].map((k) => [k.kid, k.privateJwk.d]));
 }
 
@@ -70,7 +74,14 @@ for (const store of ['redis', 'embedded'] as const) {
     const privateParts = await storedPrivateParts(tg.gateway.store);
 
     const listedBefore = await listed(tg);
-    t.same(listedBefore.map((k) => [k.kid, k.state]), [[second.active_kid, 'active'], [first.active_kid, 'rotated_out'], [stolenKid, 'rotated_out']]);
+    t.same(
+      listedBefore.map((k) => [k.kid, k.state]),
+      [
+        [second.active_kid, 'active'],
+        [first.active_kid, 'rotated_out'],
+        [stolenKid, 'rotated_out'],
+      ],
+    );
     t.equal(listedBefore[0]!.verifies_until, null, 'the active key verifies as long as it is active');
     t.ok(Date.parse(listedBefore[2]!.verifies_until!) > Date.now(), 'a rotated-out key verifies until a time to come');
 
@@ -88,7 +99,14 @@ for (const store of ['redis', 'embedded'] as const) {
     t.equal((await get(tg, current)).statusCode, 200, 'a token of the active key still passes');
     t.equal((await get(tg, kept)).statusCode, 200, 'a token of another rotated-out key still passes');
     t.same(await jwksKids(tg), [second.active_kid, first.active_kid], 'the JWKS no longer lists the retired key');
-    t.same((await listed(tg)).map((k) => [k.kid, k.state]), [[second.active_kid, 'active'], [first.active_kid, 'rotated_out'], [stolenKid, 'retired']]);
+    t.same(
+      (await listed(tg)).map((k) => [k.kid, k.state]),
+      [
+        [second.active_kid, 'active'],
+        [first.active_kid, 'rotated_out'],
+        [stolenKid, 'retired'],
+      ],
+    );
 
     const stored = await tg.gateway.store.getMeta(KEYS_META);
     t.notOk(stored!.includes(privateParts.get(stolenKid)!), 'the store no longer holds the private key');
@@ -124,7 +142,11 @@ t.test('the active key is refused with 409, an unknown kid gets 404, a malformed
   for (const bad of ['not-a-kid', randomUUID().toUpperCase(), `${randomUUID()}x`]) {
     const malformed = await retire(tg, encodeURIComponent(bad));
     t.equal(malformed.statusCode, 400, bad);
-    t.match(malformed.json(), { error: 'validation_error', field: 'kid', message: 'kid: must be the kid of a signing key: a lower-case UUID, as GET /admin/v1/signing-keys lists it' });
+    t.match(malformed.json(), {
+      error: 'validation_error',
+      field: 'kid',
+      message: 'kid: must be the kid of a signing key: a lower-case UUID, as GET /admin/v1/signing-keys lists it',
+    });
   }
 
   const anonymous = await tg.gateway.adminApp.inject({ method: 'POST', url: `/admin/v1/signing-keys/${active}/retire` });
@@ -181,52 +203,59 @@ t.test('an instance that never hears of the retirement still refuses the key at 
   t.equal((await tokenRequest(b, { client_id: client.client_id, client_secret: client.client_secret })).statusCode, 200, 'B still issues tokens');
 });
 
-t.test("a retirement mark the store cannot read (its Cluster master lost): the active key's tokens pass, a rotated-out key's fail closed with 503", async (t) => {
-  let markLost = false;
-  const tg = await startTestGateway(t, {
-    wrapStore: (store) =>
-      new Proxy(store, {
-        get(target, property, receiver) {
-          if (property === 'bearerState') {
-            return async (...args: Parameters<CredentialStore['bearerState']>) => {
-              const state = await target.bearerState(...args);
-              return markLost ? { ...state, signingKeyRetired: null } : state;
-            };
-          }
-          const value: unknown = Reflect.get(target, property, receiver);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      }),
-  });
-  const client = await createClient(tg, ['sales']);
-  const older = await accessToken(tg, client);
-  await rotate(tg);
-  const current = await accessToken(tg, client);
-  const introspection = await createClient(tg, ['sales'], { resource_server: true });
-  const introspect = (token: string) =>
-    tg.gateway.publicApp.inject({
-      method: 'POST',
-      url: '/v1/oauth/introspect',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ client_id: introspection.client_id, client_secret: introspection.client_secret, token }).toString(),
+t.test(
+  "a retirement mark the store cannot read (its Cluster master lost): the active key's tokens pass, a rotated-out key's fail closed with 503",
+  async (t) => {
+    let markLost = false;
+    const tg = await startTestGateway(t, {
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get(target, property, receiver) {
+            if (property === 'bearerState') {
+              return async (...args: Parameters<CredentialStore['bearerState']>) => {
+                const state = await target.bearerState(...args);
+                return markLost ? { ...state, signingKeyRetired: null } : state;
+              };
+            }
+            const value: unknown = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          },
+        }),
     });
+    const client = await createClient(tg, ['sales']);
+    const older = await accessToken(tg, client);
+    await rotate(tg);
+    const current = await accessToken(tg, client);
+    const introspection = await createClient(tg, ['sales'], { resource_server: true });
+    const introspect = (token: string) =>
+      tg.gateway.publicApp.inject({
+        method: 'POST',
+        url: '/v1/oauth/introspect',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ client_id: introspection.client_id, client_secret: introspection.client_secret, token }).toString(),
+      });
 
-  markLost = true;
-  t.equal((await get(tg, current)).statusCode, 200, 'the active key cannot have been retired: served');
-  t.match((await introspect(current)).json(), { active: true }, 'and introspected as active');
-  const refused = await get(tg, older);
-  t.equal(refused.statusCode, 503, 'a rotated-out key might have been: fail closed');
-  t.equal(refused.json<{ error: string }>().error, 'store_unavailable');
-  t.equal((await introspect(older)).statusCode, 503, 'introspection fails closed too');
-  markLost = false;
-  t.equal((await get(tg, older)).statusCode, 200, 'once the mark is read again, the rotated-out key verifies');
-});
+    markLost = true;
+    t.equal((await get(tg, current)).statusCode, 200, 'the active key cannot have been retired: served');
+    t.match((await introspect(current)).json(), { active: true }, 'and introspected as active');
+    const refused = await get(tg, older);
+    t.equal(refused.statusCode, 503, 'a rotated-out key might have been: fail closed');
+    t.equal(refused.json<{ error: string }>().error, 'store_unavailable');
+    t.equal((await introspect(older)).statusCode, 503, 'introspection fails closed too');
+    markLost = false;
+    t.equal((await get(tg, older)).statusCode, 200, 'once the mark is read again, the rotated-out key verifies');
+  },
+);
 
 t.test('keys from GATEWAY_JWT_SIGNING_KEY_FILE: listed, and retiring is refused with 400 (change the file)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-keys-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const [active, previous] = [randomUUID(), randomUUID()];
-  const jwk = async (kid: string) => ({ ...(await exportJWK((await generateKeyPair('EdDSA', { extractable: true, crv: 'Ed25519' })).privateKey)), kid, alg: 'EdDSA' });
+  const jwk = async (kid: string) => ({
+    ...(await exportJWK((await generateKeyPair('EdDSA', { extractable: true, crv: 'Ed25519' })).privateKey)),
+    kid,
+    alg: 'EdDSA',
+  });
   const file = join(dir, 'jwks.json');
   writeFileSync(file, JSON.stringify({ keys: [await jwk(active), await jwk(previous)] }));
   const tg = await startTestGateway(t, { config: { jwt_signing_key_file: file } });
@@ -236,7 +265,10 @@ t.test('keys from GATEWAY_JWT_SIGNING_KEY_FILE: listed, and retiring is refused 
   ]);
   const refused = await retire(tg, previous);
   t.equal(refused.statusCode, 400);
-  t.match(refused.json(), { error: 'validation_error', message: 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: retire a key by removing it from that file on every instance.' });
+  t.match(refused.json(), {
+    error: 'validation_error',
+    message: 'Signing keys come from GATEWAY_JWT_SIGNING_KEY_FILE: retire a key by removing it from that file on every instance.',
+  });
   t.same(await jwksKids(tg), [active, previous]);
 });
 
@@ -261,16 +293,30 @@ t.test('a retired key is listed until its tokens would have expired, survives ro
   await until(() => !other.knows(first), 'another object on the store drops it (the store announced the change)');
   t.ok(other.wasRetired(first), 'and knows it was retired');
   t.equal(await other.verificationKey(first), undefined);
-  t.same(other.jwks().keys.map((k) => k.kid), [second]);
+  t.same(
+    other.jwks().keys.map((k) => k.kid),
+    [second],
+  );
 
   now += 10_000;
   const { kid: third } = await keys.rotate();
-  t.same((await keys.list()).map((k) => [k.kid, k.state]), [[third, 'active'], [second, 'rotated_out'], [first, 'retired']], 'a rotation keeps the retired key listed');
+  t.same(
+    (await keys.list()).map((k) => [k.kid, k.state]),
+    [
+      [third, 'active'],
+      [second, 'rotated_out'],
+      [first, 'retired'],
+    ],
+    'a rotation keeps the retired key listed',
+  );
   t.equal((await keys.retire(first)).alreadyRetired, true);
 
   // Rotated out at t0: its tokens are over at t0 + 60 s + 60 s; then it leaves the list, and the kid is unknown.
   now += 110_000;
-  t.same((await keys.list()).map((k) => k.kid), [third, second]);
+  t.same(
+    (await keys.list()).map((k) => k.kid),
+    [third, second],
+  );
   await t.rejects(keys.retire(first), { code: 'not_found' }, 'a key past its tokens is unknown');
   await t.rejects(keys.retire(third), { code: 'signing_key_active' });
 });

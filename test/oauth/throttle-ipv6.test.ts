@@ -10,7 +10,13 @@ import { startTestGateway } from '../helpers/gateway.js';
 import { createClient, tokenRequest } from '../helpers/oauth.js';
 
 const PROXIED = { trusted_proxies: ['127.0.0.1'] };
-const SMALL = { ...PROXIED, throttle_max_failures: 3, throttle_max_failures_per_address: 5, throttle_max_failures_per_credential: 6, throttle_window_seconds: 120 };
+const SMALL = {
+  ...PROXIED,
+  throttle_max_failures: 3,
+  throttle_max_failures_per_address: 5,
+  throttle_max_failures_per_credential: 6,
+  throttle_window_seconds: 120,
+};
 
 function from(address: string) {
   return { 'x-forwarded-for': address };
@@ -46,14 +52,24 @@ for (const store of ['redis', 'embedded'] as const) {
     const tg = await startTestGateway(t, { store, config: PROXIED });
     const victim = await createClient(tg, ['sales']);
     const fromV6: LightMyRequestResponse[] = [];
-    for (let i = 0; i < 20; i++) fromV6.push(await tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, from(hostIn('2001:db8:66:1', i))));
+    for (let i = 0; i < 20; i++)
+      fromV6.push(await tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, from(hostIn('2001:db8:66:1', i))));
     const fromV4: LightMyRequestResponse[] = [];
     for (let i = 0; i < 20; i++) fromV4.push(await tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, from('203.0.113.66')));
     t.same(statuses(fromV6), TEN_THEN_REFUSED, 'one /64: 10 checked, then 429');
     t.same(statuses(fromV4), statuses(fromV6), 'the same count as one IPv4 address');
     assertThrottled(t, fromV6[10]!, 300, 'the 11th address of the /64 is refused');
-    assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:66:1::1')), 300, 'any address of that /64 is done with this client, right secret or not');
-    assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:66:2::1')), 'the owner, from the next /64, still gets a token');
+    assertThrottled(
+      t,
+      await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:66:1::1')),
+      300,
+      'any address of that /64 is done with this client, right secret or not',
+    );
+    assertIssued(
+      t,
+      await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:66:2::1')),
+      'the owner, from the next /64, still gets a token',
+    );
     t.same(tg.upstreams.public.received, []);
   });
 }
@@ -67,7 +83,9 @@ for (const store of ['redis', 'embedded'] as const) {
     const counts = { 401: 0, 429: 0, other: 0 };
     for (let batch = 0; batch < 20; batch++) {
       const responses = await Promise.all(
-        Array.from({ length: 50 }, (_, j) => tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(hostIn('2001:db8:bad:7', batch * 50 + j)))),
+        Array.from({ length: 50 }, (_, j) =>
+          tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(hostIn('2001:db8:bad:7', batch * 50 + j))),
+        ),
       );
       for (const { statusCode } of responses) {
         if (statusCode === 401 || statusCode === 429) counts[statusCode]++;
@@ -75,18 +93,45 @@ for (const store of ['redis', 'embedded'] as const) {
       }
     }
     t.same(counts, { 401: 10, 429: 990, other: 0 }, 'the /64 spent 10 of the 1,000 failures the client may take');
-    assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:600d::5')), 'the owner, from its own /64, gets a token');
-    assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.10')), 'and from an IPv4 address');
+    assertIssued(
+      t,
+      await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:600d::5')),
+      'the owner, from its own /64, gets a token',
+    );
+    assertIssued(
+      t,
+      await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.10')),
+      'and from an IPv4 address',
+    );
   });
 }
 
 t.test('the per-network ceiling stops one /64 spraying many client ids', async (t) => {
   const tg = await startTestGateway(t, { config: SMALL });
   const client = await createClient(tg, ['sales']);
-  for (let i = 0; i < 5; i++) t.equal((await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, from(hostIn('2001:db8:5:5', i)))).statusCode, 401, `client id ${i}: 401`);
-  assertThrottled(t, await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, from(hostIn('2001:db8:5:5', 5))), 120, 'a sixth client id from a sixth address of the /64');
-  assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from(hostIn('2001:db8:5:5', 6))), 120, 'any client from the /64, right secret or not');
-  assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from('2001:db8:5:6::1')), 'the same client from another /64 is fine');
+  for (let i = 0; i < 5; i++)
+    t.equal(
+      (await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, from(hostIn('2001:db8:5:5', i)))).statusCode,
+      401,
+      `client id ${i}: 401`,
+    );
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, from(hostIn('2001:db8:5:5', 5))),
+    120,
+    'a sixth client id from a sixth address of the /64',
+  );
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from(hostIn('2001:db8:5:5', 6))),
+    120,
+    'any client from the /64, right secret or not',
+  );
+  assertIssued(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from('2001:db8:5:6::1')),
+    'the same client from another /64 is fine',
+  );
 });
 
 t.test('the per-client ceiling still counts failures from many networks, each /64 as one', async (t) => {
@@ -109,18 +154,31 @@ t.test('GATEWAY_THROTTLE_IPV6_PREFIX decides what one network is', async (t) => 
     const victim = await createClient(tg, ['sales']);
     const responses: LightMyRequestResponse[] = [];
     // 2001:db8:77:100::/56 holds the /64s 2001:db8:77:100:: to 2001:db8:77:1ff::.
-    for (let i = 0; i < 20; i++) responses.push(await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(`2001:db8:77:1${(i * 11).toString(16).padStart(2, '0')}::${i + 1}`)));
+    for (let i = 0; i < 20; i++)
+      responses.push(
+        await tokenRequest(
+          tg,
+          { client_id: victim.client_id, client_secret: 'guess' },
+          from(`2001:db8:77:1${(i * 11).toString(16).padStart(2, '0')}::${i + 1}`),
+        ),
+      );
     t.same(statuses(responses), TEN_THEN_REFUSED, '20 /64s of one /56: 10 checked, then 429');
-    assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:77:200::1')), 'the next /56 is another network');
+    assertIssued(
+      t,
+      await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('2001:db8:77:200::1')),
+      'the next /56 is another network',
+    );
   });
   t.test('/128: each IPv6 address counts alone', async (t) => {
     const tg = await startTestGateway(t, { config: { ...PROXIED, throttle_ipv6_prefix: 128 } });
     const victim = await createClient(tg, ['sales']);
     const responses: LightMyRequestResponse[] = [];
-    for (let i = 0; i < 20; i++) responses.push(await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(hostIn('2001:db8:66:1', i))));
+    for (let i = 0; i < 20; i++)
+      responses.push(await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(hostIn('2001:db8:66:1', i))));
     t.same(statuses(responses), Array(20).fill(401), 'every address of the /64 has its own counters');
     const same: number[] = [];
-    for (let i = 0; i < 11; i++) same.push((await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from('2001:db8:66:1::abc'))).statusCode);
+    for (let i = 0; i < 11; i++)
+      same.push((await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from('2001:db8:66:1::abc'))).statusCode);
     t.same(same, [...Array<number>(10).fill(401), 429], 'one address still meets the pair ceiling');
   });
 });

@@ -10,7 +10,13 @@ import { createClient, tokenRequest } from '../helpers/oauth.js';
 import { NodeUnavailableError } from '../../gateway/store/node-unavailable-error.js';
 
 const PROXIED = { trusted_proxies: ['127.0.0.1'] };
-const SMALL = { ...PROXIED, throttle_max_failures: 3, throttle_max_failures_per_address: 5, throttle_max_failures_per_credential: 6, throttle_window_seconds: 120 };
+const SMALL = {
+  ...PROXIED,
+  throttle_max_failures: 3,
+  throttle_max_failures_per_address: 5,
+  throttle_max_failures_per_credential: 6,
+  throttle_window_seconds: 120,
+};
 const FAILED = 'Client authentication failed: the client is invalid.';
 
 function from(address: string) {
@@ -42,10 +48,28 @@ t.test("an attacker's failures for a client id do not lock out its owner", async
   const other = await createClient(tg, ['sales']);
   const attacker = from('203.0.113.66');
   for (let i = 0; i < 10; i++) assertFailed(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, attacker));
-  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess-10' }, attacker), 300, 'the 11th guess from that address is refused');
-  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, attacker), 300, 'that address is done with this client, right secret or not');
-  assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.10')), 'the owner, from its own address, still gets a token');
-  assertIssued(t, await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, attacker), 'the attacker address is under its own ceiling for other clients');
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess-10' }, attacker),
+    300,
+    'the 11th guess from that address is refused',
+  );
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, attacker),
+    300,
+    'that address is done with this client, right secret or not',
+  );
+  assertIssued(
+    t,
+    await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.10')),
+    'the owner, from its own address, still gets a token',
+  );
+  assertIssued(
+    t,
+    await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, attacker),
+    'the attacker address is under its own ceiling for other clients',
+  );
   t.same(tg.upstreams.public.received, []);
 });
 
@@ -55,18 +79,42 @@ t.test('the per-address ceiling stops one address spraying many client ids', asy
   const sprayer = from('192.0.2.7');
   for (let i = 0; i < 5; i++) assertFailed(t, await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, sprayer), `client id ${i}: 401`);
   assertThrottled(t, await tokenRequest(tg, { client_id: randomUUID(), client_secret: 'guess' }, sprayer), 120, 'a sixth client id from the address');
-  assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, sprayer), 120, 'any client from the address, right secret or not');
-  assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from('192.0.2.8')), 'the same client from another address is fine');
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, sprayer),
+    120,
+    'any client from the address, right secret or not',
+  );
+  assertIssued(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, from('192.0.2.8')),
+    'the same client from another address is fine',
+  );
 });
 
 t.test('the per-client ceiling stops guessing spread over many addresses', async (t) => {
   const tg = await startTestGateway(t, { config: SMALL });
   const victim = await createClient(tg, ['sales']);
   const other = await createClient(tg, ['sales']);
-  for (let i = 1; i <= 6; i++) assertFailed(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(`10.0.0.${i}`)), `address ${i}: 401`);
-  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from('10.0.0.7')), 120, 'a seventh address is refused for this client');
-  assertThrottled(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('10.0.0.8')), 120, 'at this (normally much higher) ceiling the client is refused everywhere');
-  assertIssued(t, await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, from('10.0.0.8')), 'other clients are not affected');
+  for (let i = 1; i <= 6; i++)
+    assertFailed(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from(`10.0.0.${i}`)), `address ${i}: 401`);
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: victim.client_id, client_secret: 'guess' }, from('10.0.0.7')),
+    120,
+    'a seventh address is refused for this client',
+  );
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('10.0.0.8')),
+    120,
+    'at this (normally much higher) ceiling the client is refused everywhere',
+  );
+  assertIssued(
+    t,
+    await tokenRequest(tg, { client_id: other.client_id, client_secret: other.client_secret }, from('10.0.0.8')),
+    'other clients are not affected',
+  );
 });
 
 t.test('an untrusted peer cannot dodge the address throttle with X-Forwarded-For', async (t) => {
@@ -93,25 +141,43 @@ for (const store of ['redis', 'embedded'] as const) {
     const tg = await startTestGateway(t, { store, config: PROXIED });
     const victim = await createClient(tg, ['sales']);
     const attacker = from('203.0.113.9');
-    const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, attacker)));
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => tokenRequest(tg, { client_id: victim.client_id, client_secret: `guess-${i}` }, attacker)),
+    );
     const failed = responses.filter((r) => r.statusCode === 401);
     const throttled = responses.filter((r) => r.statusCode === 429);
     t.equal(failed.length, 10, 'exactly 10 secrets were checked');
     t.equal(throttled.length, 90, 'the other 90 were refused before any check');
     t.same(failed[0]!.json(), { error: 'auth_error', message: FAILED, error_description: FAILED, request_id: failed[0]!.json().request_id });
     const withoutRequestId = (r: (typeof failed)[number]) => JSON.stringify({ ...r.json(), request_id: undefined });
-    t.ok(failed.every((r) => withoutRequestId(r) === withoutRequestId(failed[0]!)), 'every 401 has the same body but for its request_id');
+    t.ok(
+      failed.every((r) => withoutRequestId(r) === withoutRequestId(failed[0]!)),
+      'every 401 has the same body but for its request_id',
+    );
     assertThrottled(t, throttled[0]!, 300);
-    t.ok(throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1), 'every 429 is too_many_requests with Retry-After');
-    assertIssued(t, await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.20')), 'the owner still gets a token from its address');
+    t.ok(
+      throttled.every((r) => r.json().error === 'too_many_requests' && Number(r.headers['retry-after']) >= 1),
+      'every 429 is too_many_requests with Retry-After',
+    );
+    assertIssued(
+      t,
+      await tokenRequest(tg, { client_id: victim.client_id, client_secret: victim.client_secret }, from('198.51.100.20')),
+      'the owner still gets a token from its address',
+    );
   });
 
   t.test(`50 concurrent right secrets from one address, over a limit of 10: every one gets a token (${store} store)`, async (t) => {
     const tg = await startTestGateway(t, { store, config: PROXIED });
     const client = await createClient(tg, ['sales']);
     const here = from('192.0.2.77');
-    const responses = await Promise.all(Array.from({ length: 50 }, () => tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here)));
-    t.same(responses.map((r) => r.statusCode), Array(50).fill(200), 'requests in flight together are not failures');
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here)),
+    );
+    t.same(
+      responses.map((r) => r.statusCode),
+      Array(50).fill(200),
+      'requests in flight together are not failures',
+    );
     for (let i = 0; i < 10; i++) assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here));
     assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 300, 'and the ceiling still holds');
   });
@@ -122,9 +188,22 @@ t.test('a success is not counted as a failure', async (t) => {
   const client = await createClient(tg, ['sales']);
   const here = from('192.0.2.55');
   for (let i = 0; i < 9; i++) assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here));
-  assertIssued(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 'after 9 failures the right secret works');
-  assertFailed(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here), 'a 10th failure is still checked: the success gave its attempt back');
-  assertThrottled(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here), 300, 'after 10 failures the pair is throttled');
+  assertIssued(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here),
+    'after 9 failures the right secret works',
+  );
+  assertFailed(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: 'guess' }, here),
+    'a 10th failure is still checked: the success gave its attempt back',
+  );
+  assertThrottled(
+    t,
+    await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, here),
+    300,
+    'after 10 failures the pair is throttled',
+  );
 });
 
 t.test("the counters' Cluster master lost: a right secret still gets a token, a wrong one 503 uncounted; a sign-in with a password fails closed", async (t) => {

@@ -49,7 +49,11 @@ t.test('grant_type omitted or client_credentials; a charset on the content type 
   const client = await createClient(tg, ['sales']);
   const withGrant = await tokenRequest(tg, { grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
   t.equal(withGrant.statusCode, 200);
-  const charset = await tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret }, { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' });
+  const charset = await tokenRequest(
+    tg,
+    { client_id: client.client_id, client_secret: client.client_secret },
+    { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+  );
   t.equal(charset.statusCode, 200);
 });
 
@@ -64,7 +68,11 @@ t.test('HTTP Basic client authentication', async (t) => {
   const wrong = await tokenRequest(tg, {}, { authorization: basic(client.client_id, 'wrong-secret') });
   assertOAuthError(t, wrong, 401, 'auth_error', 'the client is invalid');
   t.equal(wrong.headers['www-authenticate'], 'Basic realm="gateway"');
-  const mismatch = await tokenRequest(tg, { client_id: '00000000-0000-4000-8000-000000000000' }, { authorization: basic(client.client_id, client.client_secret) });
+  const mismatch = await tokenRequest(
+    tg,
+    { client_id: '00000000-0000-4000-8000-000000000000' },
+    { authorization: basic(client.client_id, client.client_secret) },
+  );
   assertOAuthError(t, mismatch, 400, 'invalid_request', 'differs from the Basic credentials');
   assertOAuthError(t, await tokenRequest(tg, {}, { authorization: 'Bearer abc' }), 400, 'invalid_request', 'Basic scheme');
   assertOAuthError(t, await tokenRequest(tg, {}, { authorization: `Basic ${Buffer.from('no-colon').toString('base64')}` }), 400, 'invalid_request');
@@ -90,7 +98,13 @@ t.test('invalid client: unknown client or wrong secret', async (t) => {
   const client = await createClient(tg, ['sales']);
   const message = 'Client authentication failed: the client is invalid.';
   assertOAuthError(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: 'not-the-secret' }), 401, 'auth_error', message);
-  assertOAuthError(t, await tokenRequest(tg, { client_id: '2f1c1b7e-1111-4c1e-9c1e-1c1e1c1e1c1e', client_secret: client.client_secret }), 401, 'auth_error', message);
+  assertOAuthError(
+    t,
+    await tokenRequest(tg, { client_id: '2f1c1b7e-1111-4c1e-9c1e-1c1e1c1e1c1e', client_secret: client.client_secret }),
+    401,
+    'auth_error',
+    message,
+  );
   assertOAuthError(t, await tokenRequest(tg, { client_id: 'not-a-uuid', client_secret: 'x' }), 401, 'auth_error', message);
   assertOAuthError(t, await tokenRequest(tg, { client_id: client.client_id, client_secret: `${client.client_secret}x` }), 401, 'auth_error', message);
   const exact = await tokenRequest(tg, { client_id: client.client_id, client_secret: 'nope' });
@@ -140,13 +154,28 @@ t.test('wrong content type', async (t) => {
   const tg = await startTestGateway(t);
   const client = await createClient(tg, ['sales']);
   const fields = { client_id: client.client_id, client_secret: client.client_secret };
-  const json = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(fields) });
+  const json = await tg.gateway.publicApp.inject({
+    method: 'POST',
+    url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(fields),
+  });
   assertOAuthError(t, json, 400, 'invalid_request', 'application/x-www-form-urlencoded');
-  const text = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'text/plain' }, payload: new URLSearchParams(fields).toString() });
+  const text = await tg.gateway.publicApp.inject({
+    method: 'POST',
+    url: '/v1/oauth/token',
+    headers: { 'content-type': 'text/plain' },
+    payload: new URLSearchParams(fields).toString(),
+  });
   assertOAuthError(t, text, 400, 'invalid_request', 'application/x-www-form-urlencoded');
   const none = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token' });
   assertOAuthError(t, none, 400, 'invalid_request', 'application/x-www-form-urlencoded');
-  const badJson = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'application/json' }, payload: '{"client_id":' });
+  const badJson = await tg.gateway.publicApp.inject({
+    method: 'POST',
+    url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"client_id":',
+  });
   assertOAuthError(t, badJson, 400, 'invalid_request');
   const get = await tg.gateway.publicApp.inject({ method: 'GET', url: `/v1/oauth/token?client_id=${client.client_id}&client_secret=${client.client_secret}` });
   t.equal(get.statusCode, 404, 'credentials in a GET query are never accepted');

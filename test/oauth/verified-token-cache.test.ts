@@ -32,7 +32,11 @@ t.test('a token whose kid is no longer known is dropped', async (t) => {
   const cache = new VerifiedTokenCache<ReturnType<typeof claims>>(10, () => (EXP - 60) * 1000);
   cache.set('token', 'kid-1', claims());
   const asked: string[] = [];
-  t.equal(cache.get('token', (kid) => (asked.push(kid), false)), undefined, 'refused once the key is unknown');
+  t.equal(
+    cache.get('token', (kid) => (asked.push(kid), false)),
+    undefined,
+    'refused once the key is unknown',
+  );
   t.same(asked, ['kid-1'], 'the key is checked with the cached kid');
   t.equal(cache.get('token', known), undefined, 'and dropped, even if the key came back');
 });

@@ -49,7 +49,8 @@ t.test('alert rules pass promtool and use only exported metrics; so does the das
   const ruleExprs = rules.groups.flatMap((g) => g.rules.map((r) => r.expr));
   const dashboard = JSON.parse(read('deploy/grafana/access-gateway.json')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
   t.ok(dashboard.panels.length >= 8, 'the dashboard has its panels');
-  for (const panel of dashboard.panels) t.ok(panel.targets.length > 0 && panel.targets.every((target) => target.expr.length > 0), `${panel.title}: has queries`);
+  for (const panel of dashboard.panels)
+    t.ok(panel.targets.length > 0 && panel.targets.every((target) => target.expr.length > 0), `${panel.title}: has queries`);
   const exported = await exportedNames();
   const used = metricNames([...ruleExprs, ...dashboard.panels.flatMap((p) => p.targets.map((target) => target.expr))]);
   t.ok(used.size >= 10, `${used.size} metrics used`);
@@ -60,21 +61,30 @@ t.test('Kubernetes manifests: known settings, real probe endpoints, a grace peri
   const docs = parseAllDocuments(read('deploy/kubernetes/gateway.yaml')).map((d) => d.toJS() as Record<string, any>);
   const deployment = docs.find((d) => d.kind === 'Deployment')!;
   t.ok(deployment, 'a Deployment');
-  t.ok(docs.some((d) => d.kind === 'PodDisruptionBudget'), 'a PodDisruptionBudget');
-  t.ok(docs.some((d) => d.kind === 'Service'), 'a Service');
+  t.ok(
+    docs.some((d) => d.kind === 'PodDisruptionBudget'),
+    'a PodDisruptionBudget',
+  );
+  t.ok(
+    docs.some((d) => d.kind === 'Service'),
+    'a Service',
+  );
   const pod = deployment.spec.template.spec;
   const container = pod.containers[0];
   const env = Object.fromEntries((container.env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
   for (const name of Object.keys(env)) t.ok(SETTING_ENV_NAMES.includes(name), `${name} is a setting the gateway reads`);
   const ports = Object.fromEntries((container.ports as Array<{ name: string; containerPort: number }>).map((p) => [p.name, p.containerPort]));
   const defaults = settingsFrom({});
-  t.equal(ports.public, defaults.port, 'the public port is the gateway\'s');
-  t.equal(ports.admin, defaults.adminPort, 'the admin port is the gateway\'s');
+  t.equal(ports.public, defaults.port, "the public port is the gateway's");
+  t.equal(ports.admin, defaults.adminPort, "the admin port is the gateway's");
   t.equal(container.livenessProbe.httpGet.port, 'admin');
   t.equal(container.readinessProbe.httpGet.port, 'admin');
   const drain = Number(env.GATEWAY_SHUTDOWN_DRAIN_SECONDS);
   const upstreamSeconds = Number(env.GATEWAY_UPSTREAM_TIMEOUT_MS) / 1000;
-  t.ok(pod.terminationGracePeriodSeconds > drain + upstreamSeconds, `grace ${pod.terminationGracePeriodSeconds} s > drain ${drain} s + longest request ${upstreamSeconds} s`);
+  t.ok(
+    pod.terminationGracePeriodSeconds > drain + upstreamSeconds,
+    `grace ${pod.terminationGracePeriodSeconds} s > drain ${drain} s + longest request ${upstreamSeconds} s`,
+  );
   for (const service of docs.filter((d) => d.kind === 'Service')) {
     for (const port of service.spec.ports) t.ok(port.targetPort in ports, `${service.metadata.name}: targets the named port ${port.targetPort}`);
     t.same(service.spec.selector, deployment.spec.selector.matchLabels);
@@ -88,14 +98,20 @@ t.test('Kubernetes manifests: known settings, real probe endpoints, a grace peri
 });
 
 t.test('docker-compose: two gateways behind nginx, known settings, Redis with AOF', async (t) => {
-  const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, { environment?: Record<string, string>; command?: string[]; volumes?: string[] }> };
+  const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string>; command?: string[]; volumes?: string[] }>;
+  };
   const gateways = Object.entries(compose.services).filter(([name]) => name.startsWith('gateway-'));
   t.equal(gateways.length, 2, 'two gateway instances');
-  for (const [name, service] of gateways) for (const variable of Object.keys(service.environment ?? {})) t.ok(SETTING_ENV_NAMES.includes(variable), `${name}: ${variable} is a setting`);
+  for (const [name, service] of gateways)
+    for (const variable of Object.keys(service.environment ?? {})) t.ok(SETTING_ENV_NAMES.includes(variable), `${name}: ${variable} is a setting`);
   t.same(compose.services.redis!.command!.slice(1, 3), ['--appendonly', 'yes']);
   const nginx = read('deploy/nginx/load-balancer.conf');
   for (const [name] of gateways) t.match(nginx, new RegExp(`server ${name}:8080`), `nginx balances over ${name}`);
-  t.ok(compose.services['load-balancer']!.volumes!.some((v) => v.startsWith('./deploy/nginx/load-balancer.conf:')), 'nginx uses the checked configuration');
+  t.ok(
+    compose.services['load-balancer']!.volumes!.some((v) => v.startsWith('./deploy/nginx/load-balancer.conf:')),
+    'nginx uses the checked configuration',
+  );
 });
 
 // The Dockerfile: read by a real parser and linter everywhere, and built and run where Docker can
@@ -114,8 +130,14 @@ let sources: BuildSources | undefined;
 /** tsconfig.build.json's files and the packages they load, read once. */
 const build = () => (sources ??= buildSources(REPO_ROOT, 'tsconfig.build.json'));
 // Started now, as it takes a few seconds, and awaited by its test.
-const productionTreeCheck = execFileAsync('npm', ['ls', '--omit=dev', '--all'], { cwd: REPO_ROOT, timeout: 60_000 }).then(() => 0, (error: { code?: number }) => error.code ?? 1);
-const ignored = read('.dockerignore').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+const productionTreeCheck = execFileAsync('npm', ['ls', '--omit=dev', '--all'], { cwd: REPO_ROOT, timeout: 60_000 }).then(
+  () => 0,
+  (error: { code?: number }) => error.code ?? 1,
+);
+const ignored = read('.dockerignore')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line && !line.startsWith('#'));
 
 interface PackageManifest {
   dependencies?: Record<string, string>;
@@ -131,7 +153,10 @@ function checkContextCopies(t: Test, stage: DockerStage): void {
   for (const copy of stage.copies.filter((c) => c.from === undefined)) {
     for (const source of copy.sources) {
       t.ok(existsSync(join(REPO_ROOT, source)), `${stage.name}: ${source} exists`);
-      t.notOk(ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)), `${stage.name}: ${source} is in the build context`);
+      t.notOk(
+        ignored.some((pattern) => source === pattern || source.startsWith(`${pattern}/`)),
+        `${stage.name}: ${source} is in the build context`,
+      );
       t.equal(landing(copy, source), normalize(source), `${stage.name}: ${source} keeps its path`);
     }
   }
@@ -155,26 +180,41 @@ const engineMajor = (range: string) => Number(/^>=\s*(\d+)/.exec(range)?.[1]);
 
 t.test('the Dockerfile passes the linter, with a build and a runtime stage on a Node image engines accepts', async (t) => {
   t.same(lintDockerfile(read('Dockerfile')), [], 'no findings from dockerfile-utils');
-  t.same(stages.map((s) => s.name), ['build', 'runtime']);
+  t.same(
+    stages.map((s) => s.name),
+    ['build', 'runtime'],
+  );
   t.equal(runtimeStage.image, buildStage.image, 'both stages on one image');
   const [name, tag] = runtimeStage.image.split(':') as [string, string | undefined];
   t.equal(name, 'node');
   const imageMajor = Number(/^(\d+)(-|$)/.exec(tag ?? '')?.[1]);
   t.ok(imageMajor >= engineMajor(packageJson.engines!.node!), `node:${tag}: the newest Node ${imageMajor} satisfies engines ${packageJson.engines!.node}`);
-  t.ok(ignored.every((pattern) => !/[*?[\]!]/.test(pattern)), '.dockerignore lists plain paths (what this test matches)');
+  t.ok(
+    ignored.every((pattern) => !/[*?[\]!]/.test(pattern)),
+    '.dockerignore lists plain paths (what this test matches)',
+  );
 });
 
 t.test('the build stage compiles the production build (no bench, no tests) from the sources it copies', async (t) => {
-  t.ok(buildStage.copies.every((copy) => copy.from === undefined), 'it copies from the build context only');
+  t.ok(
+    buildStage.copies.every((copy) => copy.from === undefined),
+    'it copies from the build context only',
+  );
   checkContextCopies(t, buildStage);
   const install = buildStage.runs.find((run) => /^npm ci\b/.test(run.command))!;
   npmCi(t, buildStage);
   for (const { dir } of workspaces) {
-    t.ok(buildStage.copies.some((copy) => copy.sources.includes(dir) && copy.index < install.index), `the workspace ${dir} is copied whole before npm ci, whose prepare script builds it`);
+    t.ok(
+      buildStage.copies.some((copy) => copy.sources.includes(dir) && copy.index < install.index),
+      `the workspace ${dir} is copied whole before npm ci, whose prepare script builds it`,
+    );
   }
   const compile = buildStage.runs.find((run) => /\bnode_modules\/typescript\/bin\/tsc -p tsconfig\.build\.json$/.test(run.command));
   t.ok(compile, 'it compiles tsconfig.build.json with the installed TypeScript');
-  t.ok(buildStage.copies.every((copy) => copy.index < compile!.index), 'after every copy');
+  t.ok(
+    buildStage.copies.every((copy) => copy.index < compile!.index),
+    'after every copy',
+  );
   const copied = (file: string) => buildStage.copies.some((copy) => copy.sources.some((source) => file === source || file.startsWith(`${source}/`)));
   const extended = (JSON.parse(read('tsconfig.build.json')) as { extends?: string }).extends;
   for (const config of ['tsconfig.build.json', ...(extended ? [normalize(extended)] : [])]) t.ok(copied(config), `${config} is copied`);
@@ -182,10 +222,14 @@ t.test('the build stage compiles the production build (no bench, no tests) from 
   t.ok(files.includes('gateway/main.ts') && files.length > 100, `${files.length} files compiled`);
   const missing = files.filter((file) => !copied(file));
   t.same(missing, [], 'every file the compiler reads is copied into the build stage');
-  t.same(files.filter((file) => /^(bench|test)\//.test(file)), [], 'the bench and the tests are no part of the build');
+  t.same(
+    files.filter((file) => /^(bench|test)\//.test(file)),
+    [],
+    'the bench and the tests are no part of the build',
+  );
 });
 
-t.test('the runtime stage: the compiled gateway, production dependencies only, a non-root user, the gateway\'s ports', async (t) => {
+t.test("the runtime stage: the compiled gateway, production dependencies only, a non-root user, the gateway's ports", async (t) => {
   checkContextCopies(t, runtimeStage);
   const install = npmCi(t, runtimeStage);
   t.match(install, /--omit=dev\b/, 'npm ci leaves out the devDependencies');
@@ -194,15 +238,25 @@ t.test('the runtime stage: the compiled gateway, production dependencies only, a
   const { options } = build();
   const outDir = relative(options.rootDir!, options.outDir!);
   const built = [outDir, ...workspaces.flatMap(({ dir, files }) => files.map((file) => posix.join(dir, file)))];
-  t.same(fromBuild.map((copy) => [copy.from, copy.sources, landing(copy, copy.sources[0]!)]), built.map((path) => ['build', [posix.join(buildStage.workdir!, path)], path]), 'only the compiler\'s output and the workspaces\' built files come from the build stage, at the same paths');
+  t.same(
+    fromBuild.map((copy) => [copy.from, copy.sources, landing(copy, copy.sources[0]!)]),
+    built.map((path) => ['build', [posix.join(buildStage.workdir!, path)], path]),
+    "only the compiler's output and the workspaces' built files come from the build stage, at the same paths",
+  );
   if (/--ignore-scripts\b/.test(install)) {
-    const skipped = Object.entries(lock.packages).filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev && entry.hasInstallScript).map(([path]) => path);
-    t.same(skipped, [], 'npm ci --ignore-scripts skips no production package\'s install script (only the workspaces\' prepare, whose output is copied in)');
+    const skipped = Object.entries(lock.packages)
+      .filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev && entry.hasInstallScript)
+      .map(([path]) => path);
+    t.same(skipped, [], "npm ci --ignore-scripts skips no production package's install script (only the workspaces' prepare, whose output is copied in)");
   }
   t.equal(runtimeStage.workdir, buildStage.workdir, 'in the same WORKDIR');
-  t.notOk(runtimeStage.copies.some((copy) => copy.sources.some((source) => source.includes('node_modules'))), 'no node_modules copied in: npm ci installs them');
+  t.notOk(
+    runtimeStage.copies.some((copy) => copy.sources.some((source) => source.includes('node_modules'))),
+    'no node_modules copied in: npm ci installs them',
+  );
   t.equal(runtimeStage.env.NODE_ENV, 'production');
-  for (const name of Object.keys(runtimeStage.env).filter((n) => n !== 'NODE_ENV')) t.ok(SETTING_ENV_NAMES.includes(name), `ENV ${name} is a setting the gateway reads`);
+  for (const name of Object.keys(runtimeStage.env).filter((n) => n !== 'NODE_ENV'))
+    t.ok(SETTING_ENV_NAMES.includes(name), `ENV ${name} is a setting the gateway reads`);
   const user = runtimeStage.user;
   t.ok(user && !/^(root|0)(:|$)/.test(user.name), `the container runs as ${user?.name}, not root`);
   const defaults = settingsFrom({});
@@ -213,7 +267,7 @@ t.test('the runtime stage: the compiled gateway, production dependencies only, a
   const entry = cmd.at(-1)!;
   const entrySource = entry.slice(outDir.length + 1).replace(/\.js$/, '.ts');
   t.ok(entry.startsWith(`${outDir}/`) && build().files.includes(entrySource), `${entry} is the compiler's output for ${entrySource}`);
-  t.match(runtimeStage.healthcheck?.join(' '), `http://127.0.0.1:${defaults.adminPort}/readyz`, 'the health check asks the admin port\'s /readyz');
+  t.match(runtimeStage.healthcheck?.join(' '), `http://127.0.0.1:${defaults.adminPort}/readyz`, "the health check asks the admin port's /readyz");
 });
 
 t.test('what npm ci --omit=dev installs from the lock file is what the compiled gateway loads', async (t) => {
@@ -229,7 +283,11 @@ t.test('what npm ci --omit=dev installs from the lock file is what the compiled 
   }
   for (const name of Object.keys(production)) t.ok(packages.has(name), `${name} is loaded at run time: no production dependency goes unused`);
   for (const name of Object.keys(packageJson.optionalDependencies ?? {})) {
-    t.same(packages.get(name)!.map((use) => use.how), ['require'], `${name} (optional) is loaded by a require that can fail, never by an import`);
+    t.same(
+      packages.get(name)!.map((use) => use.how),
+      ['require'],
+      `${name} (optional) is loaded by a require that can fail, never by an import`,
+    );
   }
   t.equal(await productionTreeCheck, 0, 'npm ls --omit=dev: the installed production tree is complete and valid');
 });
@@ -256,22 +314,31 @@ const runtimePrefix = uniquePrefix('gw-docker');
 const runtimeEnv = testEnvironment(runtimePrefix);
 const runtimeGateway = runtimeEnv.then((env) => startRuntimeStage(REPO_ROOT, runtimeStage, build().files, { ...env, GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0' }));
 t.teardown(async () => {
-  await runtimeGateway.then((gateway) => gateway.dispose(), () => undefined);
+  await runtimeGateway.then(
+    (gateway) => gateway.dispose(),
+    () => undefined,
+  );
   await deleteKeysWithPrefix(runtimePrefix);
 });
 
 /** Runs the health check's command with the admin port it asks replaced; resolves to its exit code. */
 async function healthcheck(adminPort: string): Promise<number> {
   const [command, ...args] = runtimeStage.healthcheck!.map((arg) => arg.replace(`:${settingsFrom({}).adminPort}/`, `:${adminPort}/`));
-  return execFileAsync(command!, args, { timeout: 10_000 }).then(() => 0, (error: { code?: number }) => error.code ?? 1);
+  return execFileAsync(command!, args, { timeout: 10_000 }).then(
+    () => 0,
+    (error: { code?: number }) => error.code ?? 1,
+  );
 }
 
-t.test('the runtime stage\'s files, command and environment start a ready gateway, which its health check sees', async (t) => {
+t.test("the runtime stage's files, command and environment start a ready gateway, which its health check sees", async (t) => {
   const gateway = await runtimeGateway;
   const adminPort = (await runtimeEnv).GATEWAY_ADMIN_PORT;
   await gateway.started;
   t.match(gateway.output(), /gateway started/, `the runtime stage starts with its CMD: ${gateway.output().slice(-500)}`);
-  const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status, () => 0);
+  const ready = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then(
+    (r) => r.status,
+    () => 0,
+  );
   t.equal(ready, 200, 'and becomes ready');
   t.equal(await healthcheck(adminPort), 0, 'the HEALTHCHECK command passes');
   gateway.child.kill('SIGTERM');
@@ -288,31 +355,82 @@ if (cannotBuild !== undefined) {
     t.setTimeout(1_500_000);
     const tag = `access-gateway-deploy-test:${process.pid}`;
     await docker(['build', '--tag', tag, REPO_ROOT], 1_200_000);
-    t.teardown(() => docker(['image', 'rm', '--force', tag], 60_000).then(() => undefined, () => undefined));
-    const config = JSON.parse(await docker(['image', 'inspect', '--format', '{{json .Config}}', tag], 30_000)) as { User: string; Cmd: string[]; Healthcheck?: { Test: string[] } };
-    t.equal(config.User, runtimeStage.user!.name, 'the image\'s user');
-    t.same(config.Cmd, runtimeStage.cmd!.argv, 'the image\'s command');
-    t.match(config.Healthcheck?.Test.join(' '), /\/readyz/, 'the image\'s health check');
+    t.teardown(() =>
+      docker(['image', 'rm', '--force', tag], 60_000).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    const config = JSON.parse(await docker(['image', 'inspect', '--format', '{{json .Config}}', tag], 30_000)) as {
+      User: string;
+      Cmd: string[];
+      Healthcheck?: { Test: string[] };
+    };
+    t.equal(config.User, runtimeStage.user!.name, "the image's user");
+    t.same(config.Cmd, runtimeStage.cmd!.argv, "the image's command");
+    t.match(config.Healthcheck?.Test.join(' '), /\/readyz/, "the image's health check");
     t.not((await docker(['run', '--rm', '--entrypoint', 'id', tag, '-u'], 60_000)).trim(), '0', 'its processes do not run as root');
-    const installed = new Set((await docker(['run', '--rm', '--entrypoint', 'node', tag, '-e', 'const { readdirSync } = require("fs"); for (const d of readdirSync("node_modules")) for (const n of d.startsWith("@") ? readdirSync("node_modules/" + d).map((s) => d + "/" + s) : [d]) console.log(n)'], 60_000)).split('\n').filter(Boolean));
+    const installed = new Set(
+      (
+        await docker(
+          [
+            'run',
+            '--rm',
+            '--entrypoint',
+            'node',
+            tag,
+            '-e',
+            'const { readdirSync } = require("fs"); for (const d of readdirSync("node_modules")) for (const n of d.startsWith("@") ? readdirSync("node_modules/" + d).map((s) => d + "/" + s) : [d]) console.log(n)',
+          ],
+          60_000,
+        )
+      )
+        .split('\n')
+        .filter(Boolean),
+    );
     const topLevel = Object.entries(lock.packages).filter(([path]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path));
-    t.same(topLevel.filter(([path, entry]) => entry.dev && installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'no development-only package is installed');
+    t.same(
+      topLevel.filter(([path, entry]) => entry.dev && installed.has(path.slice('node_modules/'.length))).map(([path]) => path),
+      [],
+      'no development-only package is installed',
+    );
     const forEveryPlatform = (entry: LockEntry) => !entry.os && !entry.cpu && !entry.libc;
-    t.same(topLevel.filter(([path, entry]) => !entry.dev && forEveryPlatform(entry) && !installed.has(path.slice('node_modules/'.length))).map(([path]) => path), [], 'every production package is');
+    t.same(
+      topLevel.filter(([path, entry]) => !entry.dev && forEveryPlatform(entry) && !installed.has(path.slice('node_modules/'.length))).map(([path]) => path),
+      [],
+      'every production package is',
+    );
     const prefix = uniquePrefix('gw-image');
     t.teardown(() => deleteKeysWithPrefix(prefix));
     const env = await testEnvironment(prefix);
     const adminPort = env.GATEWAY_ADMIN_PORT;
     // The host's network, so that the container reaches the test Redis on loopback.
-    const container = (await docker(['run', '--detach', '--network', 'host', ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), tag], 60_000)).trim();
-    t.teardown(() => docker(['rm', '--force', container], 60_000).then(() => undefined, () => undefined));
+    const container = (
+      await docker(['run', '--detach', '--network', 'host', ...Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]), tag], 60_000)
+    ).trim();
+    t.teardown(() =>
+      docker(['rm', '--force', container], 60_000).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
     let status = 0;
     for (let i = 0; i < 600 && status !== 200; i++) {
-      status = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then((r) => r.status, () => 0);
+      status = await fetch(`http://127.0.0.1:${adminPort}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     t.equal(status, 200, 'the container becomes ready');
     const check = runtimeStage.healthcheck!.map((arg) => arg.replace(`:${settingsFrom({}).adminPort}/`, `:${adminPort}/`));
-    t.equal(await docker(['exec', container, ...check], 30_000).then(() => 0, () => 1), 0, 'the HEALTHCHECK command passes inside it');
+    t.equal(
+      await docker(['exec', container, ...check], 30_000).then(
+        () => 0,
+        () => 1,
+      ),
+      0,
+      'the HEALTHCHECK command passes inside it',
+    );
   });
 }

@@ -28,7 +28,11 @@ t.test('readyz is 503 while Redis is unreachable; healthz stays 200', async (t) 
   await forwarder.cut();
   const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
   t.equal(ready.statusCode, 503);
-  t.same(ready.json(), { status: 'unavailable', store: 'redis', error: 'store_unavailable', missing: ['store'], details: { store: ready.json().details.store } }, 'says what is missing');
+  t.same(
+    ready.json(),
+    { status: 'unavailable', store: 'redis', error: 'store_unavailable', missing: ['store'], details: { store: ready.json().details.store } },
+    'says what is missing',
+  );
   t.match(ready.json().details.store, /\S/, 'and why');
   const health = await tg.gateway.adminApp.inject({ method: 'GET', url: '/healthz' });
   t.equal(health.statusCode, 200);

@@ -27,7 +27,9 @@ async function metric(tg: TestGateway, name: string): Promise<string> {
 
 /** Store transition lines in the captured logs (each a JSON line with an event field). */
 function transitions(tg: TestGateway): { event: string; msg: string; reason?: string; outage_ms?: number }[] {
-  return tg.logs.lines.map((l) => JSON.parse(l) as { event?: string; msg: string }).filter((l): l is { event: string; msg: string } => l.event === 'store_down' || l.event === 'store_up');
+  return tg.logs.lines
+    .map((l) => JSON.parse(l) as { event?: string; msg: string })
+    .filter((l): l is { event: string; msg: string } => l.event === 'store_down' || l.event === 'store_up');
 }
 
 /** A gateway on a Redis of the test's own (it is hung and stopped), a client, and a timed Bearer GET. */
@@ -101,8 +103,14 @@ t.test('a hung Redis: 503 within the command timeout, then at once; recovery by 
   );
   t.match(lines[0], { reason: /timed out/i });
   t.ok(typeof lines[1]?.outage_ms === 'number' && lines[1].outage_ms > 0, 'the up line gives the outage duration');
-  t.notOk(tg.logs.lines.some((l) => l.includes('"stack"')), 'no stack trace in any log line');
-  t.notOk(tg.logs.lines.some((l) => l.includes('request failed')), 'no per-request error line for store_unavailable');
+  t.notOk(
+    tg.logs.lines.some((l) => l.includes('"stack"')),
+    'no stack trace in any log line',
+  );
+  t.notOk(
+    tg.logs.lines.some((l) => l.includes('request failed')),
+    'no per-request error line for store_unavailable',
+  );
 });
 
 t.test('Redis gone (connection refused) and back empty: fail fast, recover, one line each way', async (t) => {
@@ -129,6 +137,13 @@ t.test('Redis gone (connection refused) and back empty: fail fast, recover, one 
   t.equal((await get()).status, 401, 'checked against the (empty) store again');
   t.equal(tg.upstreams.public.received.length, forwardedBefore, 'nothing reached the upstream');
   const lines = transitions(tg).slice(linesBefore);
-  t.same(lines.map((l) => l.event), ['store_down', 'store_up'], 'one line each way over 200 refused requests');
-  t.notOk(tg.logs.lines.some((l) => l.includes('"stack"')), 'no stack trace in any log line');
+  t.same(
+    lines.map((l) => l.event),
+    ['store_down', 'store_up'],
+    'one line each way over 200 refused requests',
+  );
+  t.notOk(
+    tg.logs.lines.some((l) => l.includes('"stack"')),
+    'no stack trace in any log line',
+  );
 });

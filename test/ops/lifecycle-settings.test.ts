@@ -28,10 +28,9 @@ t.test('GATEWAY_WORKERS is a count or auto, and more than one needs Redis', asyn
   for (const bad of ['0', 'many', '1.5', '257']) {
     t.throws(() => settingsFrom({}, { ...redis, GATEWAY_WORKERS: bad }), /Invalid setting GATEWAY_WORKERS: must be/, bad);
   }
-  t.throws(
-    () => settingsFrom({}, { GATEWAY_WORKERS: '2' }),
-    { message: 'Invalid setting GATEWAY_WORKERS: 2 workers cannot share the embedded store (it lives in one process): set REDIS_URL, or GATEWAY_WORKERS=1' },
-  );
+  t.throws(() => settingsFrom({}, { GATEWAY_WORKERS: '2' }), {
+    message: 'Invalid setting GATEWAY_WORKERS: 2 workers cannot share the embedded store (it lives in one process): set REDIS_URL, or GATEWAY_WORKERS=1',
+  });
   t.throws(() => settingsFrom({ workers: 4 }, {}), /Invalid setting workers \(config\) \/ GATEWAY_WORKERS: 4 workers cannot share the embedded store/);
 });
 

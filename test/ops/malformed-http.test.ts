@@ -12,11 +12,36 @@ t.test('malformed requests: catalog JSON body, a request id, no raw bytes in the
   const tg = await startTestGateway(t, { config: { log_level: 'trace' } });
   const { publicPort, adminPort } = await listen(tg);
   const malformed = [
-    { name: 'a header line without a colon', bytes: `GET /v1/sales HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nthis line has no colon ${SECRET}\r\n\r\n`, code: 'bad_request', status: 400 },
-    { name: 'a bad request line', bytes: `GET /v1/oauth/token?client_secret=${SECRET} HTTP/9.9 extra\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`, code: 'bad_request', status: 400 },
-    { name: 'a bad chunk size', bytes: `POST /v1/oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\nzz\r\nclient_secret=${SECRET}\r\n0\r\n\r\n`, code: 'bad_request', status: 400 },
-    { name: 'Content-Length and Transfer-Encoding together', bytes: `POST /v1/oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, code: 'bad_request', status: 400 },
-    { name: 'headers larger than the parser accepts', bytes: `GET /v1/sales HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, code: 'headers_too_large', status: 431 },
+    {
+      name: 'a header line without a colon',
+      bytes: `GET /v1/sales HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nthis line has no colon ${SECRET}\r\n\r\n`,
+      code: 'bad_request',
+      status: 400,
+    },
+    {
+      name: 'a bad request line',
+      bytes: `GET /v1/oauth/token?client_secret=${SECRET} HTTP/9.9 extra\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`,
+      code: 'bad_request',
+      status: 400,
+    },
+    {
+      name: 'a bad chunk size',
+      bytes: `POST /v1/oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\nzz\r\nclient_secret=${SECRET}\r\n0\r\n\r\n`,
+      code: 'bad_request',
+      status: 400,
+    },
+    {
+      name: 'Content-Length and Transfer-Encoding together',
+      bytes: `POST /v1/oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      code: 'bad_request',
+      status: 400,
+    },
+    {
+      name: 'headers larger than the parser accepts',
+      bytes: `GET /v1/sales HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      code: 'headers_too_large',
+      status: 431,
+    },
   ];
   for (const port of [publicPort, adminPort]) {
     for (const c of malformed) {

@@ -24,7 +24,12 @@ t.test('a full flow at trace level leaks nothing into the logs', async (t) => {
   t.equal((await rawRequest(publicPort, 'GET', '/v1/sales', { Authorization: `Bearer ${token}x` })).status, 401);
 
   const form = (url: string, fields: Record<string, string>) =>
-    tg.gateway.publicApp.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
+    tg.gateway.publicApp.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+    });
   t.equal((await form('/v1/oauth/introspect', { client_id: caller.client_id, client_secret: caller.client_secret, token })).json().active, true);
   t.equal((await form('/v1/oauth/revoke', { client_id: client.client_id, client_secret: client.client_secret, token })).statusCode, 200);
   t.equal((await form('/v1/oauth/introspect', { client_id: caller.client_id, client_secret: caller.client_secret, token })).json().active, false);
@@ -32,11 +37,25 @@ t.test('a full flow at trace level leaks nothing into the logs', async (t) => {
   t.equal((await tokenRequest(tg, { client_id: client.client_id, client_secret: guessed })).statusCode, 401);
   t.equal((await tokenRequest(tg, {}, { authorization: `Basic ${Buffer.from(`${client.client_id}:${guessed}`).toString('base64')}` })).statusCode, 401);
   t.equal((await tokenRequest(tg, { client_id: client.client_id, client_secret: guessed, grant_type: 'password' })).statusCode, 400);
-  const badJson = await tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/oauth/token', headers: { 'content-type': 'application/json' }, payload: `{"client_secret":"${guessed}"` });
+  const badJson = await tg.gateway.publicApp.inject({
+    method: 'POST',
+    url: '/v1/oauth/token',
+    headers: { 'content-type': 'application/json' },
+    payload: `{"client_secret":"${guessed}"`,
+  });
   t.equal(badJson.statusCode, 400);
   const wrongAdmin = await tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/clients', headers: { authorization: `Bearer ${guessed}` } });
   t.equal(wrongAdmin.statusCode, 401);
-  t.equal((await tg.gateway.adminApp.inject({ method: 'DELETE', url: `/admin/v1/clients/${client.client_id}`, headers: { authorization: `Bearer ${tg.adminToken}` } })).statusCode, 204);
+  t.equal(
+    (
+      await tg.gateway.adminApp.inject({
+        method: 'DELETE',
+        url: `/admin/v1/clients/${client.client_id}`,
+        headers: { authorization: `Bearer ${tg.adminToken}` },
+      })
+    ).statusCode,
+    204,
+  );
 
   const logs = tg.logs.text;
   t.ok(tg.logs.lines.length > 20, `${tg.logs.lines.length} log lines captured`);

@@ -6,7 +6,12 @@ import { startTestGateway } from '../helpers/gateway.js';
 import { accessToken, createClient, tokenRequest } from '../helpers/oauth.js';
 import { adminInject, createServiceAccount, signedInject } from '../helpers/signing.js';
 
-const auditLines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.audit !== undefined);
+const auditLines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => l.audit !== undefined);
 
 t.test('metrics: build info and stage histograms', async (t) => {
   const tg = await startTestGateway(t);
@@ -43,10 +48,18 @@ t.test('audit events: credentials created, deleted, rotated; sign-ins; denied re
   t.equal((await adminInject(tg, { method: 'POST', url: '/admin/v1/signing-keys/rotate' })).statusCode, 200);
   t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${sa.account.id}` })).statusCode, 204);
   t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/clients/${client.client_id}` })).statusCode, 204);
-  t.equal((await tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/clients', headers: { authorization: 'Bearer wrong-token-wrong-token-wrong-token' } })).statusCode, 401);
+  t.equal(
+    (await tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/clients', headers: { authorization: 'Bearer wrong-token-wrong-token-wrong-token' } }))
+      .statusCode,
+    401,
+  );
   t.equal((await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { token: 'not-the-admin-token' } })).statusCode, 401);
   t.equal((await tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', payload: { token: tg.adminToken } })).statusCode, 200);
-  t.equal((await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } })).statusCode, 401, 'the deleted client\'s token');
+  t.equal(
+    (await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } })).statusCode,
+    401,
+    "the deleted client's token",
+  );
   t.equal((await tokenRequest(tg, { client_id: client.client_id, client_secret: 'wrong' })).statusCode, 401);
 
   const events = auditLines(tg.logs.text);
@@ -62,23 +75,32 @@ t.test('audit events: credentials created, deleted, rotated; sign-ins; denied re
   t.ok(find('request.denied', { reason: 'invalid_token', scheme: 'bearer', status: 401 }), 'a denied proxied request, by reason');
   t.ok(find('request.denied', { reason: 'auth_error', scheme: 'client', status: 401 }), 'a denied token request');
   const text = JSON.stringify(events);
-  for (const secret of [client.client_secret, token, sa.account.access_id, tg.adminToken]) t.notOk(text.includes(secret), 'no secret, token or full Access ID in an audit event');
+  for (const secret of [client.client_secret, token, sa.account.access_id, tg.adminToken])
+    t.notOk(text.includes(secret), 'no secret, token or full Access ID in an audit event');
 });
 
-t.test('traceparent: forwarded unchanged, its trace id in the request\'s log lines', async (t) => {
+t.test("traceparent: forwarded unchanged, its trace id in the request's log lines", async (t) => {
   const tg = await startTestGateway(t);
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);
   const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-  const response = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}`, traceparent, tracestate: 'vendor=1' } });
+  const response = await tg.gateway.publicApp.inject({
+    method: 'GET',
+    url: '/v1/sales',
+    headers: { authorization: `Bearer ${token}`, traceparent, tracestate: 'vendor=1' },
+  });
   t.equal(response.statusCode, 200);
   const received = tg.upstreams.public.received.at(-1)!.headers;
   t.equal(received.traceparent, traceparent, 'the upstream receives the same traceparent');
   t.equal(received.tracestate, 'vendor=1');
   const lines = tg.logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.trace_id !== undefined);
-  t.ok(lines.length > 0 && lines.every((l) => l.trace_id === '4bf92f3577b34da6a3ce929d0e0e4736'), 'the request\'s log lines carry its trace id');
+  t.ok(lines.length > 0 && lines.every((l) => l.trace_id === '4bf92f3577b34da6a3ce929d0e0e4736'), "the request's log lines carry its trace id");
 
-  const invalid = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}`, traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' } });
+  const invalid = await tg.gateway.publicApp.inject({
+    method: 'GET',
+    url: '/v1/sales',
+    headers: { authorization: `Bearer ${token}`, traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' },
+  });
   t.equal(invalid.statusCode, 200);
   t.notOk(tg.logs.text.includes('00000000000000000000000000000000'), 'an invalid traceparent is not logged');
 });

@@ -87,7 +87,10 @@ t.test('required in production: the process refuses to start, naming the setting
 
 t.test('readPersistence: CONFIG, then INFO, then unknown; a timeout is an outage, not a refusal', async (t) => {
   const refused = Object.assign(new Error('ERR unknown command'), { name: 'ReplyError' });
-  const config = { call: async (_c: string, _g: string, name: string) => ({ appendonly: ['appendonly', 'yes'], appendfsync: ['appendfsync', 'always'], save: ['save', ''] })[name] };
+  const config = {
+    call: async (_c: string, _g: string, name: string) =>
+      ({ appendonly: ['appendonly', 'yes'], appendfsync: ['appendfsync', 'always'], save: ['save', ''] })[name],
+  };
   t.same(await readPersistence(config), { source: 'config', appendonly: true, appendfsync: 'always', save: '' });
   const info = { call: async (command: string) => (command === 'INFO' ? '# Persistence\r\naof_enabled:1\r\n' : Promise.reject(refused)) };
   t.match(await readPersistence(info), { source: 'info', appendonly: true });

@@ -41,7 +41,10 @@ t.test('restarting each of two gateways behind nginx in turn fails no request', 
   const ports: GatewayProcessOptions[] = [];
   for (let i = 0; i < 2; i++) ports.push({ port: await freePort(), adminPort: await freePort() });
   const gateways = await Promise.all(ports.map((p) => startGatewayProcess(t, env, p)));
-  const nginx = await startNginx(t, ports.map((p) => p.port!));
+  const nginx = await startNginx(
+    t,
+    ports.map((p) => p.port!),
+  );
   const auth = { authorization: `Bearer ${await bearerToken(gateways[0]!, adminToken, ['sales'])}` };
 
   // The load: keep-alive clients in a loop until told to stop.

@@ -34,11 +34,19 @@ t.test('started with Redis down: up, not ready, 503; ready by itself once Redis 
   t.equal((await fetch(`${gateway.adminUrl}/healthz`)).status, 200, 'the process is up');
   const notReady = await fetch(`${gateway.adminUrl}/readyz`);
   t.equal(notReady.status, 503);
-  t.match(await notReady.json(), { status: 'unavailable', error: 'store_unavailable', missing: ['store', 'redis_persistence', 'client_secret_hash_key', 'signing_keys'] });
+  t.match(await notReady.json(), {
+    status: 'unavailable',
+    error: 'store_unavailable',
+    missing: ['store', 'redis_persistence', 'client_secret_hash_key', 'signing_keys'],
+  });
   const routed = await fetch(`${gateway.publicUrl}/v1/sales/1`, { headers: { authorization: 'Bearer x.y.z' } });
   t.equal(routed.status, 503);
   t.match(await routed.json(), { error: 'store_unavailable' });
-  const token = await fetch(`${gateway.publicUrl}/v1/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=a&client_secret=b' });
+  const token = await fetch(`${gateway.publicUrl}/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'client_id=a&client_secret=b',
+  });
   t.equal(token.status, 503);
   t.match(await token.json(), { error: 'store_unavailable' });
   t.equal((await fetch(`${gateway.adminUrl}/admin/v1/clients`, { headers: admin })).status, 503, 'the admin API too');
@@ -50,7 +58,11 @@ t.test('started with Redis down: up, not ready, 503; ready by itself once Redis 
   await until(async () => (await fetch(`${gateway.adminUrl}/readyz`)).status === 200, 'ready once Redis answers', 15_000);
   t.comment(`time to ready after Redis started: ${(performance.now() - started).toFixed(0)} ms`);
 
-  const created = await fetch(`${gateway.adminUrl}/admin/v1/clients`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'late', scopes: ['sales'] }) });
+  const created = await fetch(`${gateway.adminUrl}/admin/v1/clients`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name: 'late', scopes: ['sales'] }),
+  });
   t.equal(created.status, 201);
   const client = (await created.json()) as { client_id: string; client_secret: string };
   const issued = await fetch(`${gateway.publicUrl}/v1/oauth/token`, {
@@ -60,7 +72,11 @@ t.test('started with Redis down: up, not ready, 503; ready by itself once Redis 
   });
   t.equal(issued.status, 200, 'a token is issued');
   const { access_token: accessToken } = (await issued.json()) as { access_token: string };
-  t.equal((await fetch(`${gateway.publicUrl}/v1/sales/1`, { headers: { authorization: `Bearer ${accessToken}` } })).status, 200, 'a Bearer request is forwarded');
+  t.equal(
+    (await fetch(`${gateway.publicUrl}/v1/sales/1`, { headers: { authorization: `Bearer ${accessToken}` } })).status,
+    200,
+    'a Bearer request is forwarded',
+  );
 
   const { privateKey } = generateKeyPairSync('ed25519');
   const account = await fetch(`${gateway.adminUrl}/admin/v1/service-accounts`, {

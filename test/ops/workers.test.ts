@@ -13,12 +13,18 @@ import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/r
 
 /** Pids of the workers that logged their start, oldest first. */
 function workerPids(gw: GatewayProcess): number[] {
-  return logLines(gw).filter((line) => line.msg === 'worker started').map((line) => line.pid!);
+  return logLines(gw)
+    .filter((line) => line.msg === 'worker started')
+    .map((line) => line.pid!);
 }
 
 /** Pids that answered a request (each request's log line carries the pid of its worker). */
 function servingPids(gw: GatewayProcess): Set<number> {
-  return new Set(logLines(gw).filter((line) => line.msg === 'request completed').map((line) => line.pid!));
+  return new Set(
+    logLines(gw)
+      .filter((line) => line.msg === 'request completed')
+      .map((line) => line.pid!),
+  );
 }
 
 t.test('GATEWAY_WORKERS=2 on Redis: both serve, a killed worker is replaced, SIGHUP reloads each, SIGTERM drains all', async (t) => {
@@ -54,12 +60,16 @@ t.test('GATEWAY_WORKERS=2 on Redis: both serve, a killed worker is replaced, SIG
   t.match(crash, { pid: primary, worker_pid: first, signal: 'SIGKILL' }, 'the primary saw the worker die');
   // While the replacement starts, the other worker serves; then the replacement takes its share.
   const afterCrash: number[] = [];
-  for (const deadline = Date.now() + 20_000; workerPids(gw).length < 3 && Date.now() < deadline; ) afterCrash.push(...(await statuses('/v1/sales/2', 1)));
+  for (const deadline = Date.now() + 20_000; workerPids(gw).length < 3 && Date.now() < deadline;) afterCrash.push(...(await statuses('/v1/sales/2', 1)));
   const replacement = (await waitForLog(gw, 'worker started', 3))[2]!.pid!;
   t.notOk([first, second, primary].includes(replacement), 'the primary started a replacement worker');
   for (let i = 0; i < 40 && !servingPids(gw).has(replacement); i++) afterCrash.push(...(await statuses('/v1/sales/2', 1)));
   t.ok(servingPids(gw).has(replacement), 'the replacement serves requests');
-  t.same(afterCrash, afterCrash.map(() => 200), `requests keep succeeding (${afterCrash.length} after the crash)`);
+  t.same(
+    afterCrash,
+    afterCrash.map(() => 200),
+    `requests keep succeeding (${afterCrash.length} after the crash)`,
+  );
 
   t.same(await statuses('/v1/reports', 2), [404, 404], 'no /v1/reports route yet');
   const publicFile = join(policies, 'public.yaml');

@@ -30,7 +30,17 @@ routes:
 const SALES_FIELDS = { 'ratelimit-policy': '"public:GET /v1/sales";q=1;w=60', ratelimit: '"public:GET /v1/sales";r=0;t=60' };
 
 function input(url: string): CheckInput {
-  const original: OriginalRequest = { method: 'GET', url, authority: 'api.test', protocol: 'https', headers: {}, rawHeaders: [], declaredLength: 0, hasBody: false, body: 'stream' };
+  const original: OriginalRequest = {
+    method: 'GET',
+    url,
+    authority: 'api.test',
+    protocol: 'https',
+    headers: {},
+    rawHeaders: [],
+    declaredLength: 0,
+    hasBody: false,
+    body: 'stream',
+  };
   return { original, peer: undefined, body: NO_BODY, log: pino({ enabled: false }) };
 }
 
@@ -72,7 +82,12 @@ function changingCredential(changes: number) {
 }
 
 function checkerWith(authenticator: Authenticator, store: RateLimitStore) {
-  return requestChecker({ settings: { trustedProxies: parseCidrList([]) }, routes: () => ROUTES, authenticators: { bearer: authenticator, signature: authenticator }, rateLimits: store });
+  return requestChecker({
+    settings: { trustedProxies: parseCidrList([]) },
+    routes: () => ROUTES,
+    authenticators: { bearer: authenticator, signature: authenticator },
+    rateLimits: store,
+  });
 }
 
 t.test('allowed: the principal, the identity headers and the RateLimit fields, as a value', async (t) => {

@@ -59,11 +59,16 @@ t.test('a client that leaves mid-response: the upstream exchange is stopped', as
     response.write('first part\n');
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    upstream.close(() => resolve());
-    upstream.closeAllConnections();
-  }));
-  const tg = await startTestGateway(t, { config: { public_upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, upstream_timeout_ms: 60_000 } });
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        upstream.close(() => resolve());
+        upstream.closeAllConnections();
+      }),
+  );
+  const tg = await startTestGateway(t, {
+    config: { public_upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, upstream_timeout_ms: 60_000 },
+  });
   const { publicPort: port } = await listen(tg);
   const token = await accessToken(tg, await createClient(tg, ['sales']));
 

@@ -27,7 +27,13 @@ t.test('the forwarded path and query are exactly what was authorized', async (t)
     t.equal(response.status, 200, `${target}: ${response.body}`);
     t.equal(tg.upstreams.public.received.at(-1)?.url, target, `${target} reached the upstream unchanged`);
   }
-  const post = await rawRequest(publicPort, 'POST', '/v1/webhooks?dry_run=1', { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, '{"url":"https://hooks.example/a"}');
+  const post = await rawRequest(
+    publicPort,
+    'POST',
+    '/v1/webhooks?dry_run=1',
+    { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    '{"url":"https://hooks.example/a"}',
+  );
   t.equal(post.status, 200, post.body);
   const received = tg.upstreams.public.received.at(-1);
   t.equal(received?.method, 'POST');
@@ -131,6 +137,6 @@ t.test('hop-by-hop headers of the upstream response are not passed to the client
   const token = await accessToken(tg, client);
   const response = await rawRequest(publicPort, 'GET', '/v1/sales', { Authorization: `Bearer ${token}` });
   t.equal(response.status, 200);
-  t.equal(response.headers['keep-alive'], undefined, 'the upstream connection\'s keep-alive is not the client\'s');
+  t.equal(response.headers['keep-alive'], undefined, "the upstream connection's keep-alive is not the client's");
   t.equal(response.headers.connection, 'close', 'the client asked to close and the gateway honours it');
 });

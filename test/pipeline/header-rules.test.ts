@@ -38,7 +38,11 @@ t.test('underscore spellings of identity headers never reach the upstream', asyn
   });
   t.equal(response.status, 200, response.body);
   const headers = lastReceived().headers;
-  t.same(Object.keys(headers).filter((name) => name.includes('_')), [], 'no header spelled with an underscore arrives');
+  t.same(
+    Object.keys(headers).filter((name) => name.includes('_')),
+    [],
+    'no header spelled with an underscore arrives',
+  );
   t.equal(headers['x-gateway-client-id'], clientId);
   t.equal(headers['x-gateway-scopes'], 'sales sales_refund');
   t.equal(headers['x-gateway-account-id'], 'acct-1');
@@ -65,7 +69,7 @@ t.test('method and URL override headers do not reach the upstream of an authoriz
   for (const name of Object.keys(overrides)) t.equal(received.headers[name.toLowerCase()], undefined, `${name} is not forwarded`);
 });
 
-t.test('client-chosen address and host headers are replaced by the gateway\'s own view', async (t) => {
+t.test("client-chosen address and host headers are replaced by the gateway's own view", async (t) => {
   const claims = {
     'X-Real-IP': '203.0.113.9',
     'True-Client-IP': '203.0.113.9',
@@ -98,27 +102,61 @@ const forbidden = fc.oneof(
   token_.map((rest) => `x-forwarded-${rest}`),
   fc.tuple(fc.constantFrom('x-original-', 'x-rewrite-', 'x-override-'), token_).map(([prefix, rest]) => prefix + rest),
   token_.map((rest) => `${rest}-ip`),
-  fc.constantFrom('x-http-method', 'x-http-method-override', 'x-method-override', 'forwarded', 'x-host', 'x-request-id', 'authorization', 'signature', 'signature-input', 'x-access-id', 'expect', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'transfer-encoding', 'proxy-connection'),
+  fc.constantFrom(
+    'x-http-method',
+    'x-http-method-override',
+    'x-method-override',
+    'forwarded',
+    'x-host',
+    'x-request-id',
+    'authorization',
+    'signature',
+    'signature-input',
+    'x-access-id',
+    'expect',
+    'connection',
+    'keep-alive',
+    'upgrade',
+    'te',
+    'trailer',
+    'transfer-encoding',
+    'proxy-connection',
+  ),
   token_.map((rest) => `${rest}-method-override`),
 );
 const withUnderscore = fc.tuple(token_, token_).map(([a, b]) => `${a}_${b}`);
 
 t.test('property: every name of a forbidden family, and every underscore spelling, is dropped', async (t) => {
-  fc.assert(fc.property(fc.oneof(forbidden, withUnderscore), (name) => !forwardableRequestHeader(name)), { numRuns: 2000 });
+  fc.assert(
+    fc.property(fc.oneof(forbidden, withUnderscore), (name) => !forwardableRequestHeader(name)),
+    { numRuns: 2000 },
+  );
   t.pass('no generated forbidden name was forwardable');
 });
 
 t.test('property: ordinary application headers pass', async (t) => {
-  const ordinary = fc.tuple(fc.constantFrom('x-', 'idempotency-', 'accept-', 'x-app-', ''), fc.stringMatching(/^[a-hj-z][a-z0-9]{0,10}$/)).map(([prefix, rest]) => prefix + rest);
-  const isForbidden = (name: string) => /^x-(gateway|forwarded|original|rewrite|override)-|-ip$|method|^(x-host|forwarded|te|trailer|upgrade|expect|connection|keep-alive|authorization|signature)$/.test(name);
-  fc.assert(fc.property(ordinary, (name) => isForbidden(name) || forwardableRequestHeader(name)), { numRuns: 2000 });
+  const ordinary = fc
+    .tuple(fc.constantFrom('x-', 'idempotency-', 'accept-', 'x-app-', ''), fc.stringMatching(/^[a-hj-z][a-z0-9]{0,10}$/))
+    .map(([prefix, rest]) => prefix + rest);
+  const isForbidden = (name: string) =>
+    /^x-(gateway|forwarded|original|rewrite|override)-|-ip$|method|^(x-host|forwarded|te|trailer|upgrade|expect|connection|keep-alive|authorization|signature)$/.test(
+      name,
+    );
+  fc.assert(
+    fc.property(ordinary, (name) => isForbidden(name) || forwardableRequestHeader(name)),
+    { numRuns: 2000 },
+  );
   for (const name of ['content-type', 'accept', 'user-agent', 'idempotency-key', 'x-correlation-id', 'x-payment-method', 'traceparent', 'cookie']) {
     t.ok(forwardableRequestHeader(name), `${name} passes`);
   }
 });
 
 t.test('generated smuggling headers sent over a socket never arrive', async (t) => {
-  const names = fc.sample(fc.oneof(forbidden, withUnderscore), { numRuns: 60, seed: 42 }).filter((name) => !['connection', 'transfer-encoding', 'expect', 'authorization', 'upgrade', 'te', 'trailer', 'keep-alive', 'proxy-connection'].includes(name));
+  const names = fc
+    .sample(fc.oneof(forbidden, withUnderscore), { numRuns: 60, seed: 42 })
+    .filter(
+      (name) => !['connection', 'transfer-encoding', 'expect', 'authorization', 'upgrade', 'te', 'trailer', 'keep-alive', 'proxy-connection'].includes(name),
+    );
   const headers = Object.fromEntries(names.map((name) => [name, 'smuggled']));
   const response = await rawRequest(publicPort, 'GET', '/v1/sales', { Authorization: `Bearer ${token}`, ...headers });
   t.equal(response.status, 200, response.body);
@@ -164,7 +202,12 @@ t.test('Expect: 100-continue, a bare Keep-Alive and Upgrade are valid requests, 
   t.equal(lastReceived().body, body, 'the body arrives');
   t.equal(lastReceived().headers.expect, undefined, 'Expect is not forwarded: the gateway answered it');
 
-  for (const extra of ['Keep-Alive: timeout=5, max=100\r\n', 'Upgrade: websocket\r\n', 'Keep-Alive: 300\r\nProxy-Connection: keep-alive\r\n', 'TE: trailers, deflate\r\nTrailer: x-checksum\r\n']) {
+  for (const extra of [
+    'Keep-Alive: timeout=5, max=100\r\n',
+    'Upgrade: websocket\r\n',
+    'Keep-Alive: 300\r\nProxy-Connection: keep-alive\r\n',
+    'TE: trailers, deflate\r\nTrailer: x-checksum\r\n',
+  ]) {
     const reply = await exchange(head(extra), body, false);
     t.match(reply, /^HTTP\/1\.1 200 /, `${JSON.stringify(extra)}: ${reply.split('\r\n', 1)[0]}`);
     const headers = lastReceived().headers;

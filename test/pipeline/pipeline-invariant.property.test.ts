@@ -33,18 +33,21 @@ async function world(t: Test): Promise<World> {
 
 // ---- what is sent ----
 
-const latin1 = (max: number) => fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength: max });
+const latin1 = (max: number) =>
+  fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength: max });
 const visible = (max: number) => fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
 const method = fc.constantFrom('GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS');
 
 /** A policy route with its parameters filled in: its method, a path and the credential it takes. */
 function routeRequest(tg: TestGateway) {
   const routes = tg.gateway.policy.current.routes;
-  return fc.tuple(fc.constantFrom(...routes), fc.stringMatching(/^[A-Za-z0-9_~-]{1,8}$/)).map(([route, value]): { method: string; path: string; credential: Credential } => ({
-    method: route.method,
-    path: route.template.replace(/\{\w+\}/g, value),
-    credential: route.auth === 'bearer' ? 'bearer' : 'signed',
-  }));
+  return fc
+    .tuple(fc.constantFrom(...routes), fc.stringMatching(/^[A-Za-z0-9_~-]{1,8}$/))
+    .map(([route, value]): { method: string; path: string; credential: Credential } => ({
+      method: route.method,
+      path: route.template.replace(/\{\w+\}/g, value),
+      credential: route.auth === 'bearer' ? 'bearer' : 'signed',
+    }));
 }
 
 /** Mutations of a route path that servers are known to read in different ways. */
@@ -81,13 +84,24 @@ const mutate = (path: string) =>
   );
 
 const sfish = fc.oneof(
-  fc.constantFrom('sig1=("@method" "@authority" "@path" "@query" "x-access-id");created=1700000000;nonce="n";keyid="k";alg="ed25519"', 'sig1=:AAAA:', 'sig1=("@method");created=99999999999999999', 'a=(', '', 'sig1=?1'),
+  fc.constantFrom(
+    'sig1=("@method" "@authority" "@path" "@query" "x-access-id");created=1700000000;nonce="n";keyid="k";alg="ed25519"',
+    'sig1=:AAAA:',
+    'sig1=("@method");created=99999999999999999',
+    'a=(',
+    '',
+    'sig1=?1',
+  ),
   latin1(60),
 );
 type Credential = 'none' | 'random' | 'bearer' | 'signed';
 const randomCredentialHeaders = fc.record(
   {
-    authorization: fc.oneof(latin1(40).map((v) => `Bearer ${v}`), fc.constantFrom('Bearer eyJhbGciOiJub25lIn0.e30.', 'Basic YTpi', 'Bearer'), latin1(30)),
+    authorization: fc.oneof(
+      latin1(40).map((v) => `Bearer ${v}`),
+      fc.constantFrom('Bearer eyJhbGciOiJub25lIn0.e30.', 'Basic YTpi', 'Bearer'),
+      latin1(30),
+    ),
     'x-access-id': fc.oneof(fc.uuid(), latin1(20)),
     'signature-input': sfish,
     signature: sfish,
@@ -98,7 +112,10 @@ const randomCredentialHeaders = fc.record(
 const extraHeaders = fc.record(
   {
     // Mostly readable (the rest is refused with 400 before anything else is looked at).
-    'x-forwarded-for': fc.oneof({ arbitrary: fc.constantFrom('10.1.0.5', '203.0.113.9, 10.0.0.1', '2001:db8::7', ''), weight: 4 }, { arbitrary: fc.oneof(fc.constantFrom('unknown', '6.6.6.6:443'), latin1(20)), weight: 1 }),
+    'x-forwarded-for': fc.oneof(
+      { arbitrary: fc.constantFrom('10.1.0.5', '203.0.113.9, 10.0.0.1', '2001:db8::7', ''), weight: 4 },
+      { arbitrary: fc.oneof(fc.constantFrom('unknown', '6.6.6.6:443'), latin1(20)), weight: 1 },
+    ),
     'x-gateway-client-id': fc.constant('spoofed'),
     'x-gateway-permissions': fc.constant('initiate_payment'),
     'x-http-method-override': fc.constant('DELETE'),
@@ -122,14 +139,26 @@ interface Sent {
 }
 
 /** Adds the chosen credential; a signed request may then be tampered with. */
-function withCredential(w: World, draft: Omit<Sent, 'intact'>, randomHeaders: Record<string, string>, tamper: { method?: string; target?: string } | null): Sent {
+function withCredential(
+  w: World,
+  draft: Omit<Sent, 'intact'>,
+  randomHeaders: Record<string, string>,
+  tamper: { method?: string; target?: string } | null,
+): Sent {
   const headers = { ...draft.headers };
   if (draft.credential === 'random') Object.assign(headers, randomHeaders);
   if (draft.credential === 'bearer') headers.authorization = `Bearer ${w.token}`;
   if (draft.credential !== 'signed') return { ...draft, headers, intact: true };
   let signed: Record<string, string>;
   try {
-    signed = signRequest({ method: draft.method, url: `http://${draft.host}${draft.target}`, headers, ...(draft.body === undefined ? {} : { body: draft.body }), accessId: w.sa.account.access_id, privateKey: w.sa.privateKey });
+    signed = signRequest({
+      method: draft.method,
+      url: `http://${draft.host}${draft.target}`,
+      headers,
+      ...(draft.body === undefined ? {} : { body: draft.body }),
+      accessId: w.sa.account.access_id,
+      privateKey: w.sa.privateKey,
+    });
   } catch {
     // A target the signer's URL parser refuses cannot be signed: send it unsigned.
     return { ...draft, credential: 'none', headers, intact: true };
@@ -180,18 +209,21 @@ function disallowed(w: World, sent: Sent, arrived: EchoedRequest): string | unde
     if (route.auth !== 'bearer' || !route.scopes.every((s) => CLIENT_SCOPES.includes(s))) return `route ${route.id} does not allow the client`;
     if (arrived.headers['x-gateway-client-id'] !== w.clientId) return 'the client identity is wrong';
   } else {
-    if (route.auth !== 'signature' || !route.permissions.every((p) => SA_PERMISSIONS.includes(p))) return `route ${route.id} does not allow the service account`;
+    if (route.auth !== 'signature' || !route.permissions.every((p) => SA_PERMISSIONS.includes(p)))
+      return `route ${route.id} does not allow the service account`;
     if (arrived.headers['x-gateway-service-account-id'] !== w.sa.account.id) return 'the service account identity is wrong';
   }
   for (const name of ['authorization', 'signature', 'signature-input', 'x-access-id', 'x-http-method-override']) {
     if (arrived.headers[name] !== undefined) return `${name} was forwarded`;
   }
-  if (arrived.headers['x-gateway-permissions'] === 'initiate_payment' || arrived.headers['x-gateway-client-id'] === 'spoofed') return 'a spoofed identity header was forwarded';
+  if (arrived.headers['x-gateway-permissions'] === 'initiate_payment' || arrived.headers['x-gateway-client-id'] === 'spoofed')
+    return 'a spoofed identity header was forwarded';
   return undefined;
 }
 
 function checkOutcome(w: World, sent: Sent, status: number, arrivals: EchoedRequest[], responseBody: string): void {
-  const where = () => `${sent.method} ${sent.target} Host ${sent.host} (${sent.credential}${sent.intact ? '' : ', tampered'}) ${JSON.stringify(sent.headers).slice(0, 400)} -> ${status} ${responseBody.slice(0, 300)}`;
+  const where = () =>
+    `${sent.method} ${sent.target} Host ${sent.host} (${sent.credential}${sent.intact ? '' : ', tampered'}) ${JSON.stringify(sent.headers).slice(0, 400)} -> ${status} ${responseBody.slice(0, 300)}`;
   if (status >= 500 || status < 100) throw new Error(`server error: ${where()}`);
   if (arrivals.length > 1) throw new Error(`forwarded ${arrivals.length} times: ${where()}`);
   const arrived = arrivals[0];
@@ -201,7 +233,10 @@ function checkOutcome(w: World, sent: Sent, status: number, arrivals: EchoedRequ
   }
 }
 
-const arrivalsSince = (w: World, before: { public: number; banking: number }) => [...w.tg.upstreams.public.received.slice(before.public), ...w.tg.upstreams.banking.received.slice(before.banking)];
+const arrivalsSince = (w: World, before: { public: number; banking: number }) => [
+  ...w.tg.upstreams.public.received.slice(before.public),
+  ...w.tg.upstreams.banking.received.slice(before.banking),
+];
 const counts = (w: World) => ({ public: w.tg.upstreams.public.received.length, banking: w.tg.upstreams.banking.received.length });
 
 /** inject normalises a target as a URL ("/a/../b" becomes "/b"): through it, only targets it sends as written. */
@@ -222,14 +257,23 @@ function requestCase(w: World, options: { hosts: fc.Arbitrary<string>; mutatePat
         method: fc.oneof({ arbitrary: fc.constant(route.method), weight: 3 }, { arbitrary: method, weight: 1 }),
         target: options.mutatePaths ? mutate(route.path) : fc.constant(route.path),
         host: options.hosts,
-        credential: fc.oneof({ arbitrary: fc.constant(route.credential), weight: 3 }, { arbitrary: fc.constantFrom<Credential>('none', 'random', 'random', 'bearer', 'signed'), weight: 2 }),
+        credential: fc.oneof(
+          { arbitrary: fc.constant(route.credential), weight: 3 },
+          { arbitrary: fc.constantFrom<Credential>('none', 'random', 'random', 'bearer', 'signed'), weight: 2 },
+        ),
         headers: extraHeaders.map((h) => {
           if (!options.expectHeader) delete h.expect;
           return h;
         }),
         body,
         randomHeaders: randomCredentialHeaders,
-        tamper: fc.option(fc.record({ method: fc.option(method, { nil: undefined }), target: fc.option(options.mutatePaths ? mutate(route.path) : mutate(route.path).filter(sentAsIs), { nil: undefined }) }), { freq: 4 }),
+        tamper: fc.option(
+          fc.record({
+            method: fc.option(method, { nil: undefined }),
+            target: fc.option(options.mutatePaths ? mutate(route.path) : mutate(route.path).filter(sentAsIs), { nil: undefined }),
+          }),
+          { freq: 4 },
+        ),
       })
       .map(({ randomHeaders, tamper, ...draft }) => withCredential(w, draft, randomHeaders, tamper)),
   );

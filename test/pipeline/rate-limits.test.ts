@@ -83,7 +83,11 @@ async function metricLine(tg: TestGateway, name: string): Promise<string> {
 }
 
 function rateLimitedBody(requestId: unknown, requests: number, seconds: number, wait: number) {
-  return { error: 'rate_limited', message: `This credential may send ${requests} requests per ${seconds} seconds to this route; retry in ${wait} seconds.`, request_id: requestId };
+  return {
+    error: 'rate_limited',
+    message: `This credential may send ${requests} requests per ${seconds} seconds to this route; retry in ${wait} seconds.`,
+    request_id: requestId,
+  };
 }
 
 for (const kind of ['redis', 'embedded'] as const) {
@@ -92,7 +96,11 @@ for (const kind of ['redis', 'embedded'] as const) {
     const { tg } = limited;
     const get = await bearerCaller(tg, ['sales']);
     // 3 per minute: one every 20 s, so the quota is whole 20 s after each request.
-    for (const [remaining, reset] of [[2, 20], [1, 40], [0, 60]] as const) {
+    for (const [remaining, reset] of [
+      [2, 20],
+      [1, 40],
+      [0, 60],
+    ] as const) {
       const response = await get('/v1/sales/42');
       t.equal(response.statusCode, 200, response.body);
       t.equal(response.headers['ratelimit-policy'], `"${SALE}";q=3;w=60`);
@@ -101,7 +109,11 @@ for (const kind of ['redis', 'embedded'] as const) {
     }
     const forwarded = tg.upstreams.public.received.length;
     let refused!: Awaited<ReturnType<typeof get>>;
-    t.same(await callsDuring(limited, async () => (refused = await get('/v1/sales/42'))), ['bearerState', 'takeRateLimit'], 'one store round trip for the limit');
+    t.same(
+      await callsDuring(limited, async () => (refused = await get('/v1/sales/42'))),
+      ['bearerState', 'takeRateLimit'],
+      'one store round trip for the limit',
+    );
     t.equal(refused.statusCode, 429);
     t.same(refused.json(), rateLimitedBody(refused.json().request_id, 3, 60, 20));
     t.match(refused.json().request_id, /^[0-9a-f-]{36}$/);
@@ -159,7 +171,13 @@ for (const kind of ['redis', 'embedded'] as const) {
     const responses = await Promise.all(Array.from({ length: 100 }, () => get('/v1/events')));
     t.equal(responses.filter((r) => r.statusCode === 200).length, 10);
     t.equal(responses.filter((r) => r.statusCode === 429 && r.json().error === 'rate_limited').length, 90);
-    t.same(responses.filter((r) => r.statusCode === 200).map((r) => /;r=(\d+);/.exec(String(r.headers.ratelimit))?.[1]).sort(), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    t.same(
+      responses
+        .filter((r) => r.statusCode === 200)
+        .map((r) => /;r=(\d+);/.exec(String(r.headers.ratelimit))?.[1])
+        .sort(),
+      ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'],
+    );
     t.equal(tg.upstreams.public.received.length - forwarded, 10, 'the upstream saw exactly 10');
     t.match(await metricLine(tg, 'gateway_rate_limited_requests_total'), 'gateway_rate_limited_requests_total{route="public:GET /v1/events"} 90');
   });
@@ -180,7 +198,11 @@ for (const kind of ['redis', 'embedded'] as const) {
     const headers = signedHeaders(sa, { method: 'GET', url: '/v1/balance' });
     const send = () => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance', headers } as InjectOptions);
     let refused!: Awaited<ReturnType<typeof send>>;
-    t.same(await callsDuring(limited, async () => (refused = await send())), ['serviceAccountForRequest', 'takeRateLimit'], 'refused before admit: no consumeNonce');
+    t.same(
+      await callsDuring(limited, async () => (refused = await send())),
+      ['serviceAccountForRequest', 'takeRateLimit'],
+      'refused before admit: no consumeNonce',
+    );
     t.equal(refused.statusCode, 429);
     t.same(refused.json(), rateLimitedBody(refused.json().request_id, 1, 1, 1));
     t.equal(refused.headers['retry-after'], '1');
@@ -207,7 +229,11 @@ for (const kind of ['redis', 'embedded'] as const) {
     let response!: Awaited<ReturnType<typeof signedInject>>;
     const calls = await callsDuring(limited, async () => (response = await signedInject(tg, sa, { method: 'GET', url: '/v1/balance' })));
     t.equal(response.statusCode, 200, `allowed on the second pass, not refused by its own first unit (one a second): ${response.body}`);
-    t.same(calls, ['serviceAccountForRequest', 'takeRateLimit', 'consumeNonce', 'serviceAccountForRequest', 'consumeNonce'], 'every check again, the rate-limit unit carried');
+    t.same(
+      calls,
+      ['serviceAccountForRequest', 'takeRateLimit', 'consumeNonce', 'serviceAccountForRequest', 'consumeNonce'],
+      'every check again, the rate-limit unit carried',
+    );
     t.equal(response.headers.ratelimit, '"banking:GET /v1/balance";r=0;t=1', 'the fields of the one unit');
     t.equal(tg.upstreams.banking.received.length, 1, 'forwarded once');
   });
@@ -236,29 +262,40 @@ t.test('the store cannot be reached: a rate-limited route answers 503 and forwar
   const forwarded = tg.upstreams.public.received.length;
   const response = await get('/v1/sales/1');
   t.equal(response.statusCode, 503);
-  t.same(response.json(), { error: 'store_unavailable', message: 'The credential store cannot be reached; the request was not forwarded.', request_id: response.json().request_id });
+  t.same(response.json(), {
+    error: 'store_unavailable',
+    message: 'The credential store cannot be reached; the request was not forwarded.',
+    request_id: response.json().request_id,
+  });
   t.equal(response.headers.ratelimit, undefined);
   t.equal(tg.upstreams.public.received.length, forwarded, 'not forwarded unchecked');
   t.equal((await get('/v1/stats')).statusCode, 200, 'an unlimited route does not need the limit');
 });
 
-t.test('GET /admin/v1/policy shows each route\'s rate limit', async (t) => {
+t.test("GET /admin/v1/policy shows each route's rate limit", async (t) => {
   const { tg } = await startLimitedGateway(t, 'embedded');
   const response = await tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/policy', headers: { authorization: `Bearer ${tg.adminToken}` } });
   t.equal(response.statusCode, 200);
   const routes = response.json<{ routes: { id: string; rate_limit: unknown }[] }>().routes;
   const limitOf = (id: string) => routes.find((r) => r.id === id)?.rate_limit;
   t.same(limitOf(SALE), { requests: 3, per_seconds: 60 }, 'the file default');
-  t.same(limitOf('public:GET /v1/products'), { requests: 2, per_seconds: 2 }, 'a route\'s own');
+  t.same(limitOf('public:GET /v1/products'), { requests: 2, per_seconds: 2 }, "a route's own");
   t.equal(limitOf('public:GET /v1/stats'), null, 'none opts out of the default');
   t.same(limitOf('banking:POST /v1/transfers'), { requests: 1, per_seconds: 3600 });
   t.equal(limitOf('banking:GET /v1/account'), null);
 });
 
-t.test('RateLimit fields an upstream sends are kept after the gateway\'s (both are lists)', async (t) => {
+t.test("RateLimit fields an upstream sends are kept after the gateway's (both are lists)", async (t) => {
   const ours = { 'ratelimit-policy': '"gw";q=3;w=60', ratelimit: '"gw";r=2;t=20' };
   const raw = (...fields: string[]) => fields.map((field) => Buffer.from(field, 'latin1'));
-  t.same(downstreamHeaderList(raw('Content-Type', 'application/json'), ours), ['content-type', 'application/json', 'ratelimit-policy', ours['ratelimit-policy'], 'ratelimit', ours.ratelimit]);
+  t.same(downstreamHeaderList(raw('Content-Type', 'application/json'), ours), [
+    'content-type',
+    'application/json',
+    'ratelimit-policy',
+    ours['ratelimit-policy'],
+    'ratelimit',
+    ours.ratelimit,
+  ]);
   t.same(downstreamHeaderList(raw('RateLimit', '"app";r=5;t=1', 'RateLimit-Policy', '"app";q=9;w=1'), ours), [
     'ratelimit-policy',
     '"gw";q=3;w=60, "app";q=9;w=1',

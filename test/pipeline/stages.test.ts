@@ -121,7 +121,7 @@ t.test('authorize: scopes for a client, allow-list and permissions for a service
   const transfer = identified('POST', '/v1/transfers');
   t.doesNotThrow(() => authorize(transfer, serviceAccount(['initiate_payment'], ['198.51.100.0/24'])));
   const outside = refusedWith(t, () => authorize(transfer, serviceAccount(['initiate_payment'], ['192.0.2.0/24'])), 'ip_not_allowed', 403);
-  t.equal(outside.message, 'The address 198.51.100.7 is not in this service account\'s allow-list.');
+  t.equal(outside.message, "The address 198.51.100.7 is not in this service account's allow-list.");
   const lacking = refusedWith(t, () => authorize(transfer, serviceAccount(['view_balance'], ['198.51.100.0/24'])), 'permission_denied', 403);
   t.equal(lacking.message, 'This route requires the permission initiate_payment.');
 });
@@ -133,13 +133,21 @@ t.test('limit: a unit per request with its RateLimit fields, refused with Retry-
 
   const events = identified('GET', '/v1/events');
   const first = await limit(store, events, CLIENT);
-  t.same(first, { credential: 'client-1', routeId: 'public:GET /v1/events', fields: { 'ratelimit-policy': '"public:GET /v1/events";q=2;w=60', ratelimit: '"public:GET /v1/events";r=1;t=60' } });
+  t.same(first, {
+    credential: 'client-1',
+    routeId: 'public:GET /v1/events',
+    fields: { 'ratelimit-policy': '"public:GET /v1/events";q=2;w=60', ratelimit: '"public:GET /v1/events";r=1;t=60' },
+  });
   t.equal((await limit(store, events, CLIENT))?.fields.ratelimit, '"public:GET /v1/events";r=0;t=60');
   let refused: unknown;
   await limit(store, events, CLIENT).catch((error: unknown) => (refused = error));
   t.type(refused, GatewayError);
   t.equal((refused as GatewayError).code, 'rate_limited');
-  t.same((refused as GatewayError).headers, { 'retry-after': '30', 'ratelimit-policy': '"public:GET /v1/events";q=2;w=60', ratelimit: '"public:GET /v1/events";r=0;t=30' });
+  t.same((refused as GatewayError).headers, {
+    'retry-after': '30',
+    'ratelimit-policy': '"public:GET /v1/events";q=2;w=60',
+    ratelimit: '"public:GET /v1/events";r=0;t=30',
+  });
   t.same(takes, [
     { credential: 'client-1', route: 'public:GET /v1/events' },
     { credential: 'client-1', route: 'public:GET /v1/events' },
@@ -147,7 +155,7 @@ t.test('limit: a unit per request with its RateLimit fields, refused with Retry-
   ]);
 });
 
-t.test('limit: a unit this request already took is carried, not taken again; another credential\'s is not', async (t) => {
+t.test("limit: a unit this request already took is carried, not taken again; another credential's is not", async (t) => {
   const { store, takes } = countingStore(5);
   const events = identified('GET', '/v1/events');
   const unit = await limit(store, events, CLIENT);

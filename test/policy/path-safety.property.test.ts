@@ -9,8 +9,38 @@ import { holds } from '../helpers/property.js';
 
 /** Pieces that matter to path parsers, mixed with ordinary text. */
 const piece = fc.oneof(
-  fc.constantFrom('/', '/', '.', '..', '%2f', '%2F', '%2e', '%5c', '%25', '%00', '%', '%f', '%zz', '%ff', '%c0%af', '%c3%a9', '%e2%82', '\\', ';', '?', '#', '//', '~', '@', ':', ' ', '\t', '\u00e9', '%41'),
-  fc.string({ unit: fc.constantFrom(...'abcXYZ019-_.~!$&\'()*+,=:@'.split('')), minLength: 1, maxLength: 6 }),
+  fc.constantFrom(
+    '/',
+    '/',
+    '.',
+    '..',
+    '%2f',
+    '%2F',
+    '%2e',
+    '%5c',
+    '%25',
+    '%00',
+    '%',
+    '%f',
+    '%zz',
+    '%ff',
+    '%c0%af',
+    '%c3%a9',
+    '%e2%82',
+    '\\',
+    ';',
+    '?',
+    '#',
+    '//',
+    '~',
+    '@',
+    ':',
+    ' ',
+    '\t',
+    '\u00e9',
+    '%41',
+  ),
+  fc.string({ unit: fc.constantFrom(..."abcXYZ019-_.~!$&'()*+,=:@".split('')), minLength: 1, maxLength: 6 }),
   fc.string({ maxLength: 4 }),
 );
 const target = fc.oneof(
@@ -60,11 +90,15 @@ t.test('ordinary route paths pass unchanged', async (t) => {
   const segment = fc.string({ unit: fc.constantFrom(...'abcxyz0123456789-_~'.split('')), minLength: 1, maxLength: 10 });
   holds(
     t,
-    fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), fc.string({ unit: fc.constantFrom(...'a=1&b'.split('')), maxLength: 10 }), (segments, query) => {
-      const raw = `/${segments.join('/')}${query ? `?${query}` : ''}`;
-      const result = checkTarget(raw);
-      if (result.segments.join('/') !== segments.join('/') || result.query !== query) throw new Error(`${raw} changed: ${JSON.stringify(result)}`);
-    }),
+    fc.property(
+      fc.array(segment, { minLength: 1, maxLength: 5 }),
+      fc.string({ unit: fc.constantFrom(...'a=1&b'.split('')), maxLength: 10 }),
+      (segments, query) => {
+        const raw = `/${segments.join('/')}${query ? `?${query}` : ''}`;
+        const result = checkTarget(raw);
+        if (result.segments.join('/') !== segments.join('/') || result.query !== query) throw new Error(`${raw} changed: ${JSON.stringify(result)}`);
+      },
+    ),
     200,
   );
 });

@@ -20,7 +20,11 @@ const scalar = fc.oneof(
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   any: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('list'), tie('map')),
   list: fc.array(tie('any'), { maxLength: 3 }),
-  map: fc.dictionary(fc.constantFrom('method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions', 'id', 'routes', 'extra', '__proto__', 'toString'), tie('any'), { maxKeys: 4 }),
+  map: fc.dictionary(
+    fc.constantFrom('method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions', 'id', 'routes', 'extra', '__proto__', 'toString'),
+    tie('any'),
+    { maxKeys: 4 },
+  ),
 })).any;
 /** Routes that are mostly right, with one field at a time made wrong. */
 const route = fc.record(
@@ -37,7 +41,10 @@ const route = fc.record(
   { requiredKeys: ['method', 'path'] },
 );
 const documentValue = fc.oneof(
-  fc.record({ upstream: fc.constantFrom('public', 'banking'), auth: fc.constantFrom('bearer', 'signature'), routes: fc.array(route, { maxLength: 4 }) }, { requiredKeys: ['routes'] }),
+  fc.record(
+    { upstream: fc.constantFrom('public', 'banking'), auth: fc.constantFrom('bearer', 'signature'), routes: fc.array(route, { maxLength: 4 }) },
+    { requiredKeys: ['routes'] },
+  ),
   value,
 );
 /** Hand-written YAML the generator above cannot reach: aliases (circular too), tags, several documents. */

@@ -47,7 +47,11 @@ t.test('a valid file: defaults, per-route overrides, ids', async (t) => {
   t.equal(list?.method, 'GET');
   t.equal(list?.host, null);
   t.equal(refund?.id, 'refunds');
-  t.equal(loadPolicyDirectory(policyDir(t, { 'p.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales], host: API.example.com }\n` }))[0]?.id, 'p:GET api.example.com/v1/sales', 'the host is part of the default id');
+  t.equal(
+    loadPolicyDirectory(policyDir(t, { 'p.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales], host: API.example.com }\n` }))[0]?.id,
+    'p:GET api.example.com/v1/sales',
+    'the host is part of the default id',
+  );
   t.equal(refund?.host, 'api.example.com');
 });
 
@@ -57,7 +61,13 @@ t.test('bad YAML', async (t) => {
 });
 
 t.test('unknown scope or permission', async (t) => {
-  refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sale] }\n` }, '$DIR/public.yaml', 'route GET /v1/sales', 'unknown scope "sale"');
+  refused(
+    t,
+    { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sale] }\n` },
+    '$DIR/public.yaml',
+    'route GET /v1/sales',
+    'unknown scope "sale"',
+  );
   refused(
     t,
     { 'banking.yaml': 'upstream: banking\nauth: signature\nroutes:\n  - { method: GET, path: /v1/balance, permissions: [view_balances] }\n' },
@@ -65,19 +75,31 @@ t.test('unknown scope or permission', async (t) => {
     'route GET /v1/balance',
     'unknown permission "view_balances"',
   );
-  refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales], permissions: [view_balance] }\n` }, 'route GET /v1/sales', 'a bearer route needs scopes');
+  refused(
+    t,
+    { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales], permissions: [view_balance] }\n` },
+    'route GET /v1/sales',
+    'a bearer route needs scopes',
+  );
   refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales }\n` }, 'route GET /v1/sales', 'a bearer route needs scopes');
 });
 
 t.test('unknown field', async (t) => {
   refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scope: [sales] }\n` }, '$DIR/public.yaml', 'route 1', 'unknown field "scope"');
-  refused(t, { 'public.yaml': `upstream: public\nauth: bearer\ntimeout: 5\nroutes:\n  - { method: GET, path: /v1/sales, scopes: [sales] }\n` }, '$DIR/public.yaml', 'unknown field "timeout"');
+  refused(
+    t,
+    { 'public.yaml': `upstream: public\nauth: bearer\ntimeout: 5\nroutes:\n  - { method: GET, path: /v1/sales, scopes: [sales] }\n` },
+    '$DIR/public.yaml',
+    'unknown field "timeout"',
+  );
 });
 
 t.test('two routes that could match the same request', async (t) => {
   refused(
     t,
-    { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: "/v1/sales/{id}", scopes: [sales] }\n  - { method: GET, path: /v1/sales/export, scopes: [sales] }\n` },
+    {
+      'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: "/v1/sales/{id}", scopes: [sales] }\n  - { method: GET, path: /v1/sales/export, scopes: [sales] }\n`,
+    },
     '$DIR/public.yaml, route GET /v1/sales/export',
     'could match the same requests as $DIR/public.yaml, route GET /v1/sales/{id}',
   );
@@ -90,7 +112,13 @@ t.test('two routes that could match the same request', async (t) => {
     '$DIR/b.yaml, route DELETE /v1/{kind}/{id}',
     '$DIR/a.yaml, route DELETE /v1/webhooks/{id}',
   );
-  refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales] }\n  - { method: GET, path: /v1/sales, scopes: [stats], host: api.example.com }\n` }, 'could match the same requests');
+  refused(
+    t,
+    {
+      'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales] }\n  - { method: GET, path: /v1/sales, scopes: [stats], host: api.example.com }\n`,
+    },
+    'could match the same requests',
+  );
   const dir = policyDir(t, {
     'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: "/v1/sales/{id}", scopes: [sales] }\n  - { method: POST, path: /v1/sales/export, scopes: [sales] }\n  - { method: GET, path: /v1/sales, scopes: [sales], host: a.example.com }\n  - { method: GET, path: /v1/sales, scopes: [stats], host: b.example.com }\n`,
   });
@@ -98,15 +126,33 @@ t.test('two routes that could match the same request', async (t) => {
 });
 
 t.test('other mistakes', async (t) => {
-  refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: FETCH, path: /v1/sales, scopes: [sales] }\n` }, '$DIR/public.yaml, route 1', 'method must be one of');
-  refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: "/v1/sales/{id", scopes: [sales] }\n` }, 'route GET /v1/sales/{id', 'neither a literal nor a {parameter}');
+  refused(
+    t,
+    { 'public.yaml': `${PUBLIC_HEAD}  - { method: FETCH, path: /v1/sales, scopes: [sales] }\n` },
+    '$DIR/public.yaml, route 1',
+    'method must be one of',
+  );
+  refused(
+    t,
+    { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: "/v1/sales/{id", scopes: [sales] }\n` },
+    'route GET /v1/sales/{id',
+    'neither a literal nor a {parameter}',
+  );
   refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/../admin, scopes: [sales] }\n` }, 'route GET /v1/../admin');
   refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: "/v1/{a}/{a}", scopes: [sales] }\n` }, 'appears twice');
-  refused(t, { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales], upstream: private }\n` }, 'route GET /v1/sales', 'upstream must be one of');
+  refused(
+    t,
+    { 'public.yaml': `${PUBLIC_HEAD}  - { method: GET, path: /v1/sales, scopes: [sales], upstream: private }\n` },
+    'route GET /v1/sales',
+    'upstream must be one of',
+  );
   refused(t, { 'public.yaml': 'upstream: public\nauth: bearer\nroutes: []\n' }, '$DIR/public.yaml', 'non-empty list');
   refused(
     t,
-    { 'a.yaml': `${PUBLIC_HEAD}  - { id: dup, method: GET, path: /v1/sales, scopes: [sales] }\n`, 'b.yaml': `${PUBLIC_HEAD}  - { id: dup, method: GET, path: /v1/stats, scopes: [stats] }\n` },
+    {
+      'a.yaml': `${PUBLIC_HEAD}  - { id: dup, method: GET, path: /v1/sales, scopes: [sales] }\n`,
+      'b.yaml': `${PUBLIC_HEAD}  - { id: dup, method: GET, path: /v1/stats, scopes: [stats] }\n`,
+    },
     '$DIR/b.yaml, route GET /v1/stats',
     'id "dup" is also used in $DIR/a.yaml',
   );
@@ -122,6 +168,14 @@ t.test('digest: upstream applies to signed routes only, per route or for a whole
   });
   const digests = Object.fromEntries(loadPolicyDirectory(dir).map((route) => [route.template, route.digest]));
   t.same(digests, { '/v1/a': 'upstream', '/v1/b': 'gateway', '/v1/c': 'upstream' });
-  refused(t, { 'p.yaml': `${PUBLIC_HEAD}  - { method: POST, path: /v1/x, scopes: [sales], digest: upstream }\n` }, 'p.yaml, route POST /v1/x: digest: upstream applies to signature routes only');
-  refused(t, { 'q.yaml': `${banking}routes:\n  - { method: POST, path: /v1/x, permissions: [initiate_payment], digest: client }\n` }, 'digest must be one of gateway, upstream, got "client"');
+  refused(
+    t,
+    { 'p.yaml': `${PUBLIC_HEAD}  - { method: POST, path: /v1/x, scopes: [sales], digest: upstream }\n` },
+    'p.yaml, route POST /v1/x: digest: upstream applies to signature routes only',
+  );
+  refused(
+    t,
+    { 'q.yaml': `${banking}routes:\n  - { method: POST, path: /v1/x, permissions: [initiate_payment], digest: client }\n` },
+    'digest must be one of gateway, upstream, got "client"',
+  );
 });

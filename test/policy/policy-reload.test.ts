@@ -70,13 +70,19 @@ t.test('requests in flight during reloads are all answered', async (t) => {
     await new Promise((resolve) => setImmediate(resolve));
   }
   const statuses = (await Promise.all(requests)).map((r) => r.statusCode);
-  t.same(statuses, statuses.map(() => 200));
+  t.same(
+    statuses,
+    statuses.map(() => 200),
+  );
   t.equal(tg.upstreams.public.received.length, 60);
 });
 
 t.test('a bad policy at start stops buildGateway with the file and route', async (t) => {
   const dir = policyCopy(t);
-  writeFileSync(join(dir, 'banking.yaml'), 'upstream: banking\nauth: signature\nroutes:\n  - { method: GET, path: /v1/balance, permissions: [see_everything] }\n');
+  writeFileSync(
+    join(dir, 'banking.yaml'),
+    'upstream: banking\nauth: signature\nroutes:\n  - { method: GET, path: /v1/balance, permissions: [see_everything] }\n',
+  );
   const { settings } = await testSettings({ publicUpstream: 'http://127.0.0.1:1', bankingUpstream: 'http://127.0.0.1:1', config: { policies_dir: dir } });
   await t.rejects(buildGateway(settings), new PolicyError(`${join(dir, 'banking.yaml')}, route GET /v1/balance: unknown permission "see_everything"`));
 });

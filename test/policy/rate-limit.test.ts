@@ -118,20 +118,38 @@ function policyDir(t: Test, text: string): string {
 
 t.test('a bad rate_limit stops the start, and on reload keeps the running policy', async (t) => {
   const dir = policyDir(t, routeWith('{ requests: 0, per: 1m }'));
-  t.throws(() => loadPolicyDirectory(dir), new PolicyError(`${join(dir, 'public.yaml')}, route GET /v1/sales: rate_limit.requests must be a whole number from 1 to 1000000`));
+  t.throws(
+    () => loadPolicyDirectory(dir),
+    new PolicyError(`${join(dir, 'public.yaml')}, route GET /v1/sales: rate_limit.requests must be a whole number from 1 to 1000000`),
+  );
   writeFileSync(join(dir, 'public.yaml'), routeWith('{ requests: 10, per: 1m }'));
   const holder = new PolicyHolder(() => loadPolicyDirectory(dir));
   t.same(holder.current.routes[0]?.rateLimit, { requests: 10, perSeconds: 60 });
   writeFileSync(join(dir, 'public.yaml'), routeWith('{ requests: 10, per: 1 minute }'));
   const result = holder.reload();
   t.equal(result.ok, false);
-  t.equal(result.error, `${join(dir, 'public.yaml')}, route GET /v1/sales: rate_limit.per must be whole seconds (60) or a number with a unit s, m, h or d (30s, 1m, 1h), from 1s to 1d; got "1 minute"`);
+  t.equal(
+    result.error,
+    `${join(dir, 'public.yaml')}, route GET /v1/sales: rate_limit.per must be whole seconds (60) or a number with a unit s, m, h or d (30s, 1m, 1h), from 1s to 1d; got "1 minute"`,
+  );
   t.same(holder.current.routes[0]?.rateLimit, { requests: 10, perSeconds: 60 }, 'the running rule is kept');
 });
 
 t.test('any value either gives a valid rule or is refused with an Error', async (t) => {
-  const scalar = fc.oneof(fc.integer({ min: -10, max: 200_000 }), fc.double(), fc.string({ maxLength: 8 }), fc.constantFrom('1s', '1m', '24h', '1d', '2d', '0s', 'none', '60'), fc.constant(null), fc.boolean());
-  const value = fc.oneof(scalar, fc.record({ requests: scalar, per: scalar }, { requiredKeys: [] }), fc.dictionary(fc.string({ maxLength: 8 }), scalar, { maxKeys: 3 }), fc.array(scalar, { maxLength: 3 }));
+  const scalar = fc.oneof(
+    fc.integer({ min: -10, max: 200_000 }),
+    fc.double(),
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom('1s', '1m', '24h', '1d', '2d', '0s', 'none', '60'),
+    fc.constant(null),
+    fc.boolean(),
+  );
+  const value = fc.oneof(
+    scalar,
+    fc.record({ requests: scalar, per: scalar }, { requiredKeys: [] }),
+    fc.dictionary(fc.string({ maxLength: 8 }), scalar, { maxKeys: 3 }),
+    fc.array(scalar, { maxLength: 3 }),
+  );
   holds(
     t,
     fc.property(value, (v) => {

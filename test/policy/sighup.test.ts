@@ -62,7 +62,10 @@ t.test('SIGHUP reloads the policy of a running gateway', async (t) => {
   t.equal(reports.status, 200, 'the new route is served');
   t.equal(((await reports.json()) as { url: string }).url, '/v1/reports');
 
-  writeFileSync(publicFile, `${original}  - { method: GET, path: /v1/reports, scopes: [stats] }\n  - { method: GET, path: /v1/sales/export, scopes: [stats] }\n`);
+  writeFileSync(
+    publicFile,
+    `${original}  - { method: GET, path: /v1/reports, scopes: [stats] }\n  - { method: GET, path: /v1/sales/export, scopes: [stats] }\n`,
+  );
   gw.child.kill('SIGHUP');
   await waitForOutput(gw, 'policy reload rejected; the running policy is kept');
   t.match(gw.output(), `${publicFile}, route GET /v1/sales/export: could match the same requests`, 'the log says which file and route');
@@ -71,5 +74,9 @@ t.test('SIGHUP reloads the policy of a running gateway', async (t) => {
   stop = true;
   await traffic;
   t.ok(statuses.length > 0, `${statuses.length} requests during the reloads`);
-  t.same(statuses, statuses.map(() => 200), 'no request was dropped or refused during the reloads');
+  t.same(
+    statuses,
+    statuses.map(() => 200),
+    'no request was dropped or refused during the reloads',
+  );
 });

@@ -26,6 +26,10 @@ for (const [heading, language, file] of [
     const lines = new Set(readFileSync(join(REPO_ROOT, file), 'utf8').split('\n').map(normalized));
     const shown = snippet(heading, language);
     t.ok(shown.length >= 8, `the snippet has substance (${shown.length} lines)`);
-    t.same(shown.filter((line) => !lines.has(line)), [], `every line is in ${file}`);
+    t.same(
+      shown.filter((line) => !lines.has(line)),
+      [],
+      `every line is in ${file}`,
+    );
   });
 }

@@ -43,17 +43,26 @@ t.test('the review, replayed against a gateway process', async (t) => {
     GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32',
   });
   const admin = (path: string, init: RequestInit = {}) =>
-    fetch(`${gateway.adminUrl}${path}`, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) } });
+    fetch(`${gateway.adminUrl}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${adminToken}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    });
   const created = async (path: string, body: unknown) => {
     const response = await admin(path, { method: 'POST', body: JSON.stringify(body) });
     return { status: response.status, body: (await response.json()) as Record<string, string> };
   };
   const form = (path: string, fields: Record<string, string>, address = '198.51.100.1') =>
-    fetch(`${gateway.publicUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address }, body: new URLSearchParams(fields) });
+    fetch(`${gateway.publicUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': address },
+      body: new URLSearchParams(fields),
+    });
   const untouched = () => banking.received.length + publicApi.received.length;
 
   const client = (await created('/admin/v1/clients', { name: 'reports', scopes: ['sales'] })).body as { client_id: string; client_secret: string };
-  const token = ((await (await form('/v1/oauth/token', { client_id: client.client_id, client_secret: client.client_secret })).json()) as { access_token: string }).access_token;
+  const token = (
+    (await (await form('/v1/oauth/token', { client_id: client.client_id, client_secret: client.client_secret })).json()) as { access_token: string }
+  ).access_token;
 
   await t.test('1: a small-order key is refused, and one already stored cannot be forged with', async (t) => {
     const identityLine = `ssh-ed25519 ${Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 32]), IDENTITY_KEY]).toString('base64')}`;
@@ -65,7 +74,18 @@ t.test('the review, replayed against a gateway process', async (t) => {
     // As a store written by an older version might hold it.
     const accessId = randomUUID();
     const id = `sa_${randomBytes(10).toString('hex')}`;
-    const record = { id, accessId, description: 'legacy', publicKey: identityLine, publicKeyBytes: IDENTITY_KEY.toString('base64url'), fingerprint: 'SHA256:x', permissions: ['initiate_payment'], allowedIps: ['0.0.0.0/0', '::/0'], accountId: null, createdAt: new Date().toISOString() };
+    const record = {
+      id,
+      accessId,
+      description: 'legacy',
+      publicKey: identityLine,
+      publicKeyBytes: IDENTITY_KEY.toString('base64url'),
+      fingerprint: 'SHA256:x',
+      permissions: ['initiate_payment'],
+      allowedIps: ['0.0.0.0/0', '::/0'],
+      accountId: null,
+      createdAt: new Date().toISOString(),
+    };
     await redis.set(credentialKey(prefix, 'sa', accessId), JSON.stringify(record));
     await redis.hset(`${prefix}index:sa-ids`, id, accessId);
     await redis.zadd(`${prefix}index:sas`, 0, id);
@@ -95,14 +115,17 @@ t.test('the review, replayed against a gateway process', async (t) => {
     });
     t.equal(response.status, 200, response.body);
     const headers = publicApi.received.at(-1)!.headers;
-    for (const name of ['x_gateway_client_id', 'x_gateway_scopes', 'x-http-method-override', 'x-original-url', 'x-rewrite-url', 'x-real-ip', 'true-client-ip']) t.equal(headers[name], undefined, `${name} dropped`);
+    for (const name of ['x_gateway_client_id', 'x_gateway_scopes', 'x-http-method-override', 'x-original-url', 'x-rewrite-url', 'x-real-ip', 'true-client-ip'])
+      t.equal(headers[name], undefined, `${name} dropped`);
     t.equal(headers['x-gateway-client-id'], client.client_id);
-    t.equal(headers['x-forwarded-host'], '127.0.0.1', 'X-Forwarded-Host is the gateway\'s own view');
+    t.equal(headers['x-forwarded-host'], '127.0.0.1', "X-Forwarded-Host is the gateway's own view");
   });
 
   await t.test('4: random signature bytes with a known Access ID write nothing to Redis', async (t) => {
     const { privateKey } = generateKeyPairSync('ed25519');
-    const account = (await created('/admin/v1/service-accounts', { description: 'known', public_key: sshPublicKeyLine(privateKey), permissions: ['view_balance'] })).body;
+    const account = (
+      await created('/admin/v1/service-accounts', { description: 'known', public_key: sshPublicKeyLine(privateKey), permissions: ['view_balance'] })
+    ).body;
     const url = `${gateway.publicUrl}/v1/balance`;
     for (let i = 0; i < 200; i++) {
       const headers = signRequest({ method: 'GET', url, accessId: account.access_id!, privateKey });
@@ -117,7 +140,9 @@ t.test('the review, replayed against a gateway process', async (t) => {
 
   await t.test('5 and 6: an attacker cannot lock the owner out, and concurrent guesses are counted exactly', async (t) => {
     const victim = (await created('/admin/v1/clients', { name: 'victim', scopes: ['sales'] })).body as { client_id: string; client_secret: string };
-    const guesses = await Promise.all(Array.from({ length: 100 }, () => form('/v1/oauth/token', { client_id: victim.client_id, client_secret: 'wrong' }, '203.0.113.66')));
+    const guesses = await Promise.all(
+      Array.from({ length: 100 }, () => form('/v1/oauth/token', { client_id: victim.client_id, client_secret: 'wrong' }, '203.0.113.66')),
+    );
     const statuses = guesses.map((r) => r.status);
     t.equal(statuses.filter((s) => s === 401).length, 10, 'exactly the limit of 10 guesses was checked');
     t.equal(statuses.filter((s) => s === 429).length, 90);
@@ -138,7 +163,9 @@ t.test('the review, replayed against a gateway process', async (t) => {
       });
       socket.on('end', () => resolve(text));
       socket.on('error', reject);
-      socket.write(`POST /v1/webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${hooksToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+      socket.write(
+        `POST /v1/webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${hooksToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+      );
     });
     t.match(reply, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
     t.equal(publicApi.received.at(-1)!.body, body);
@@ -156,7 +183,12 @@ t.test('the review, replayed against a gateway process', async (t) => {
 
   await t.test('9 and 10: host bits and header-unsafe account ids are refused at creation', async (t) => {
     const { privateKey } = generateKeyPairSync('ed25519');
-    const hostBits = await created('/admin/v1/service-accounts', { description: 'x', public_key: sshPublicKeyLine(privateKey), permissions: ['view_balance'], allowed_ips: ['203.0.113.7/0'] });
+    const hostBits = await created('/admin/v1/service-accounts', {
+      description: 'x',
+      public_key: sshPublicKeyLine(privateKey),
+      permissions: ['view_balance'],
+      allowed_ips: ['203.0.113.7/0'],
+    });
     t.equal(hostBits.status, 400);
     t.match(hostBits.body.message, /allowed_ips: "203\.0\.113\.7\/0" has host bits set; the network is 0\.0\.0\.0\/0/);
     const crlf = await created('/admin/v1/clients', { name: 'x', scopes: ['sales'], account_id: 'acct\r\nx-gateway-scopes: financial' });

@@ -78,13 +78,24 @@ t.test('two instances on one Redis: a key removed on one is refused at once by t
   t.equal((await signedInject(second, sa, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'the second instance verified the first key');
 
   const { privateKey: nextKey } = generateKeyPairSync('ed25519');
-  const added = await adminInject(first, { method: 'POST', url: `/admin/v1/service-accounts/${sa.account.id}/keys`, payload: { public_key: sshPublicKeyLine(nextKey) } });
+  const added = await adminInject(first, {
+    method: 'POST',
+    url: `/admin/v1/service-accounts/${sa.account.id}/keys`,
+    payload: { public_key: sshPublicKeyLine(nextKey) },
+  });
   t.equal(added.statusCode, 201, added.body);
   const next = { account: sa.account, privateKey: nextKey };
-  t.equal((await signedInject(second, next, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'a key added on the first instance verifies on the second');
+  t.equal(
+    (await signedInject(second, next, { method: 'GET', url: '/v1/balance' })).statusCode,
+    200,
+    'a key added on the first instance verifies on the second',
+  );
   t.equal((await signedInject(second, sa, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'both keys verify during the rotation');
 
-  const removed = await adminInject(first, { method: 'DELETE', url: `/admin/v1/service-accounts/${sa.account.id}/keys/${encodeURIComponent(sa.account.fingerprint)}` });
+  const removed = await adminInject(first, {
+    method: 'DELETE',
+    url: `/admin/v1/service-accounts/${sa.account.id}/keys/${encodeURIComponent(sa.account.fingerprint)}`,
+  });
   t.equal(removed.statusCode, 200, removed.body);
   const forwarded = second.upstreams.banking.received.length;
   const refused = await signedInject(second, sa, { method: 'GET', url: '/v1/balance' });

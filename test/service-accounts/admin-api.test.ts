@@ -26,7 +26,12 @@ t.test('create, list, show, delete', async (t) => {
   const created = await adminInject(tg, {
     method: 'POST',
     url: '/admin/v1/service-accounts',
-    payload: { description: '  Payroll <script>alert(1)</script> & "co"  ', public_key: publicKey, permissions: ['view_balance', 'initiate_payment', 'view_balance'], account_id: 'acct-1' },
+    payload: {
+      description: '  Payroll <script>alert(1)</script> & "co"  ',
+      public_key: publicKey,
+      permissions: ['view_balance', 'initiate_payment', 'view_balance'],
+      account_id: 'acct-1',
+    },
   });
   t.equal(created.statusCode, 201, created.body);
   t.equal(created.headers['cache-control'], 'no-store');
@@ -70,7 +75,11 @@ t.test('create, list, show, delete', async (t) => {
 
 t.test('the admin token is required', async (t) => {
   const tg = await startTestGateway(t);
-  for (const [method, url] of [['GET', '/admin/v1/service-accounts'], ['POST', '/admin/v1/service-accounts'], ['DELETE', '/admin/v1/service-accounts/sa_1']] as const) {
+  for (const [method, url] of [
+    ['GET', '/admin/v1/service-accounts'],
+    ['POST', '/admin/v1/service-accounts'],
+    ['DELETE', '/admin/v1/service-accounts/sa_1'],
+  ] as const) {
     const response = await tg.gateway.adminApp.inject({ method, url, headers: { authorization: 'Bearer wrong' }, payload: {} });
     t.equal(response.statusCode, 401);
     t.equal(response.json().error, 'admin_unauthorized');
@@ -87,17 +96,41 @@ t.test('bad input is a 400 naming the field, and nothing is written', async (t) 
     [{ ...good, description: '   ' }, 'description', 'description: is required and must be non-empty text'],
     [{ ...good, description: 'x'.repeat(201) }, 'description', 'description: must be at most 200 characters (got 201)'],
     [{ ...good, description: 'a\nb' }, 'description', 'description: must not contain control characters or line breaks'],
-    [{ ...good, public_key: undefined }, 'public_key', /^public_key: is required: an "ssh-ed25519 <base64> \[comment\]" line, a PEM "-----BEGIN PUBLIC KEY-----" block, or a JWK/],
-    [{ ...good, public_key: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 me@host' }, 'public_key', 'public_key: is a ssh-rsa key; only ssh-ed25519 keys are accepted ("ssh-ed25519 <base64> [comment]")'],
+    [
+      { ...good, public_key: undefined },
+      'public_key',
+      /^public_key: is required: an "ssh-ed25519 <base64> \[comment\]" line, a PEM "-----BEGIN PUBLIC KEY-----" block, or a JWK/,
+    ],
+    [
+      { ...good, public_key: 'ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 me@host' },
+      'public_key',
+      'public_key: is a ssh-rsa key; only ssh-ed25519 keys are accepted ("ssh-ed25519 <base64> [comment]")',
+    ],
     [{ ...good, public_key: 'ecdsa-sha2-nistp256 AAAAE2VjZHNh' }, 'public_key', /is a ecdsa-sha2-nistp256 key; only ssh-ed25519/],
     [{ ...good, public_key: '-----BEGIN PUBLIC KEY-----' }, 'public_key', 'public_key: has no "-----END PUBLIC KEY-----" line at its end'],
-    [{ ...good, public_key: 'AAAAC3NzaC1lZDI1NTE5AAAAICa0C4+T//PYlxEvfrxYKyMtvXJRfQgv6Dz7MN3OQ9G7' }, 'public_key', /^public_key: is not a public key in a form the gateway reads; give an "ssh-ed25519/],
+    [
+      { ...good, public_key: 'AAAAC3NzaC1lZDI1NTE5AAAAICa0C4+T//PYlxEvfrxYKyMtvXJRfQgv6Dz7MN3OQ9G7' },
+      'public_key',
+      /^public_key: is not a public key in a form the gateway reads; give an "ssh-ed25519/,
+    ],
     [{ ...good, public_key: 'ssh-ed25519' }, 'public_key', 'public_key: has no key data after "ssh-ed25519"'],
     [{ ...good, public_key: 'ssh-ed25519 not*base64' }, 'public_key', 'public_key: key data is not valid base64'],
-    [{ ...good, public_key: blobLine(sshString('ssh-ed25519'), sshString(keyBytes.subarray(0, 31))) }, 'public_key', 'public_key: holds 31 key bytes; an Ed25519 key has exactly 32'],
-    [{ ...good, public_key: blobLine(sshString('ssh-ed25519'), sshString(keyBytes), Buffer.from([0, 0])) }, 'public_key', 'public_key: key data has 2 unexpected trailing bytes'],
+    [
+      { ...good, public_key: blobLine(sshString('ssh-ed25519'), sshString(keyBytes.subarray(0, 31))) },
+      'public_key',
+      'public_key: holds 31 key bytes; an Ed25519 key has exactly 32',
+    ],
+    [
+      { ...good, public_key: blobLine(sshString('ssh-ed25519'), sshString(keyBytes), Buffer.from([0, 0])) },
+      'public_key',
+      'public_key: key data has 2 unexpected trailing bytes',
+    ],
     [{ ...good, public_key: blobLine(sshString('ssh-ed25519'), Buffer.from([0, 0, 0, 32]), keyBytes.subarray(0, 10)) }, 'public_key', /key data is truncated/],
-    [{ ...good, public_key: blobLine(sshString('ssh-dss'), sshString(keyBytes)) }, 'public_key', 'public_key: key data is for "ssh-dss", but the line says ssh-ed25519'],
+    [
+      { ...good, public_key: blobLine(sshString('ssh-dss'), sshString(keyBytes)) },
+      'public_key',
+      'public_key: key data is for "ssh-dss", but the line says ssh-ed25519',
+    ],
     [{ ...good, permissions: [] }, 'permissions', /permissions: must be a non-empty list drawn from: view_balance, /],
     [{ ...good, permissions: ['view_balance', 'fly'] }, 'permissions', /"fly" is not one of/],
     [{ ...good, allowed_ips: [] }, 'allowed_ips', /must be a non-empty list/],
@@ -121,7 +154,11 @@ t.test('bad input is a 400 naming the field, and nothing is written', async (t) 
     if (typeof message === 'string') t.equal(body.message, message);
     else t.match(body.message, message);
   }
-  t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json(), { service_accounts: [], next_cursor: null }, 'nothing was written');
+  t.same(
+    (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json(),
+    { service_accounts: [], next_cursor: null },
+    'nothing was written',
+  );
 });
 
 t.test('accepted forms are stored canonically', async (t) => {
@@ -130,7 +167,12 @@ t.test('accepted forms are stored canonically', async (t) => {
   const response = await adminInject(tg, {
     method: 'POST',
     url: '/admin/v1/service-accounts',
-    payload: { description, public_key: key(), permissions: ['view_balance'], allowed_ips: ['10.1.0.0/16', '2001:DB8::1', '192.0.2.1', '192.0.2.1/32', '::ffff:10.0.0.0/104'] },
+    payload: {
+      description,
+      public_key: key(),
+      permissions: ['view_balance'],
+      allowed_ips: ['10.1.0.0/16', '2001:DB8::1', '192.0.2.1', '192.0.2.1/32', '::ffff:10.0.0.0/104'],
+    },
   });
   t.equal(response.statusCode, 201, response.body);
   const account = response.json<CreatedServiceAccount>();

@@ -84,7 +84,12 @@ t.test('an entry with host bits set is refused, showing the network it would mea
     const response = await adminInject(tg, {
       method: 'POST',
       url: '/admin/v1/service-accounts',
-      payload: { description: 'x', public_key: sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey), permissions: ['view_balance'], allowed_ips: [entry] },
+      payload: {
+        description: 'x',
+        public_key: sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey),
+        permissions: ['view_balance'],
+        allowed_ips: [entry],
+      },
     });
     t.equal(response.statusCode, 400, response.body);
     const body = response.json();

@@ -17,16 +17,27 @@ let port: number;
 let sa: TestServiceAccount;
 
 t.before(async () => {
-  tg = await startTestGateway(t, { config: { max_body_bytes: MAX_BODY, body_buffer_budget_bytes: BUDGET, request_timeout_ms: 3000, headers_timeout_ms: 3000 } });
+  tg = await startTestGateway(t, {
+    config: { max_body_bytes: MAX_BODY, body_buffer_budget_bytes: BUDGET, request_timeout_ms: 3000, headers_timeout_ms: 3000 },
+  });
   ({ publicPort: port } = await listen(tg));
   sa = await createServiceAccount(tg, { permissions: ['initiate_payment', 'view_balance'] });
 });
 
 /** A signed POST /v1/transfers head for this body, with Content-Length; `after` tampers with headers. */
-function transferHead(body: string, account: TestServiceAccount = sa, after: Record<string, string | undefined> = {}, extra: Record<string, string> = {}): string {
+function transferHead(
+  body: string,
+  account: TestServiceAccount = sa,
+  after: Record<string, string | undefined> = {},
+  extra: Record<string, string> = {},
+): string {
   const headers = signedHeaders(account, { method: 'POST', url: '/v1/transfers', body, headers: { 'content-type': 'application/json', ...extra }, after });
   // Keep-alive unless told otherwise: a refusal must close the connection by itself.
-  return requestHead('POST', '/v1/transfers', { connection: 'keep-alive', ...headers, ...('transfer-encoding' in extra ? {} : { 'content-length': String(Buffer.byteLength(body)) }) });
+  return requestHead('POST', '/v1/transfers', {
+    connection: 'keep-alive',
+    ...headers,
+    ...('transfer-encoding' in extra ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+  });
 }
 
 const bigBody = (size: number) => JSON.stringify({ amount: 1, memo: 'x'.repeat(size - 24) });
@@ -41,11 +52,26 @@ t.test('refusals decided by the headers come before the body, and close the conn
   const stranger = { ...sa, account: { ...sa.account, access_id: randomUUID() } };
   const cases = [
     { name: 'unknown Access ID', head: transferHead(body, stranger), code: 'unknown_access_id', status: 401 },
-    { name: 'signature of random bytes', head: transferHead(body, sa, { signature: `sig1=:${randomBytes(64).toString('base64')}:` }), code: 'signature_invalid', status: 401 },
-    { name: 'no signature at all', head: requestHead('POST', '/v1/transfers', { host: 'banking.test', 'x-access-id': sa.account.access_id, 'content-length': String(body.length) }), code: 'signature_missing', status: 401 },
+    {
+      name: 'signature of random bytes',
+      head: transferHead(body, sa, { signature: `sig1=:${randomBytes(64).toString('base64')}:` }),
+      code: 'signature_invalid',
+      status: 401,
+    },
+    {
+      name: 'no signature at all',
+      head: requestHead('POST', '/v1/transfers', { host: 'banking.test', 'x-access-id': sa.account.access_id, 'content-length': String(body.length) }),
+      code: 'signature_missing',
+      status: 401,
+    },
     { name: 'digest header missing', head: transferHead(body, sa, { 'content-digest': undefined }), code: 'digest_mismatch', status: 401 },
     { name: 'declared body over the limit', head: transferHead(bigBody(MAX_BODY + 10)), code: 'body_too_large', status: 413 },
-    { name: 'no route', head: requestHead('POST', '/v1/nowhere', { host: 'banking.test', 'content-length': String(body.length) }), code: 'route_not_found', status: 404 },
+    {
+      name: 'no route',
+      head: requestHead('POST', '/v1/nowhere', { host: 'banking.test', 'content-length': String(body.length) }),
+      code: 'route_not_found',
+      status: 404,
+    },
   ];
   for (const c of cases) {
     const before = tg.upstreams.banking.received.length;

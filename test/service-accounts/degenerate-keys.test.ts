@@ -40,7 +40,8 @@ const REFUSED: [key: string, reason: string][] = [
 /** R = the base point, S = 1: [S]B = R + [k]A holds whenever [k]A is the identity, for every k when A is. */
 const FORGED = Buffer.concat([hex('5866666666666666666666666666666666666666666666666666666666666666'), Buffer.from([1]), Buffer.alloc(31)]);
 
-const NOT_VERIFIED = "The signature does not verify with this service account's public key over the signature base the gateway computed (signature_base); compare it with the one you signed.";
+const NOT_VERIFIED =
+  "The signature does not verify with this service account's public key over the signature base the gateway computed (signature_base); compare it with the one you signed.";
 
 const TRANSFER = JSON.stringify({ amount: '10.00', currency: 'BRL', to: 'pix-key' });
 

@@ -33,11 +33,17 @@ t.test('after DELETE returns, every instance sharing the Redis refuses the Acces
   t.equal((await balance(first)).status, 200, 'the first instance accepts the account');
   t.equal((await balance(second)).status, 200, 'the second instance accepts the account');
 
-  const deleted = await fetch(`${first.adminUrl}/admin/v1/service-accounts/${account.id}`, { method: 'DELETE', headers: { authorization: admin.authorization } });
+  const deleted = await fetch(`${first.adminUrl}/admin/v1/service-accounts/${account.id}`, {
+    method: 'DELETE',
+    headers: { authorization: admin.authorization },
+  });
   t.equal(deleted.status, 204);
 
   const contacted = deployment.banking.received.length;
-  for (const [name, gateway] of [['second', second], ['first', first]] as const) {
+  for (const [name, gateway] of [
+    ['second', second],
+    ['first', first],
+  ] as const) {
     const refused = await balance(gateway);
     t.equal(refused.status, 401, `the ${name} instance refuses the deleted account at once`);
     const body = (await refused.json()) as { error: string; message: string; request_id: string };

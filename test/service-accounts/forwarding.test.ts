@@ -11,7 +11,12 @@ t.test('a request signed by the exported library reaches the upstream through ev
   const requests = bankingRequests(tg.gateway.policy.current);
   t.equal(requests.length, 7, 'the seven routes of the shipped banking policy');
   for (const request of requests) {
-    const response = await signedInject(tg, sa, { method: request.method, url: request.url, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
+    const response = await signedInject(tg, sa, {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+    });
     t.equal(response.statusCode, 200, `${request.method} ${request.url}: ${response.body}`);
     const echoed = response.json();
     t.equal(echoed.method, request.method);
@@ -68,7 +73,12 @@ t.test('routes an operator adds with the extra permissions work like the shipped
   const refunder = await createServiceAccount(tg, { permissions: ['refund_transaction'] });
   const ok = await signedInject(tg, refunder, { method: 'POST', url: '/v1/refunds', body: '{"tx":"1"}', headers: { 'content-type': 'application/json' } });
   t.equal(ok.statusCode, 200, ok.body);
-  const denied = await signedInject(tg, refunder, { method: 'POST', url: '/v1/scheduled-payments/9/cancel', body: '{}', headers: { 'content-type': 'application/json' } });
+  const denied = await signedInject(tg, refunder, {
+    method: 'POST',
+    url: '/v1/scheduled-payments/9/cancel',
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(denied.statusCode, 403);
   t.equal(denied.json().error, 'permission_denied');
   t.equal(denied.json().message, 'This route requires the permission cancel_scheduled_payments.');

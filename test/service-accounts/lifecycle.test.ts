@@ -60,14 +60,21 @@ for (const store of ['redis', 'embedded'] as const) {
         ['tomorrow', /^expires_at: must be an RFC 3339/],
         [1893456000, /^expires_at: must be an RFC 3339/],
       ] as const) {
-        const response = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: 'x', public_key: publicKey, permissions: ['view_balance'], expires_at: value } });
+        const response = await adminInject(tg, {
+          method: 'POST',
+          url: '/admin/v1/service-accounts',
+          payload: { description: 'x', public_key: publicKey, permissions: ['view_balance'], expires_at: value },
+        });
         t.equal(response.statusCode, 400, `${JSON.stringify(value)}: ${response.body}`);
         t.equal(response.json().error, 'validation_error');
         t.equal(response.json().field, 'expires_at');
         t.match(response.json().message, message);
       }
       const listed = (await adminInject(tg, { method: 'GET', url: '/admin/v1/service-accounts' })).json<{ service_accounts: AccountView[] }>();
-      t.notOk(listed.service_accounts.some((a) => a.public_key === publicKey), 'nothing was written');
+      t.notOk(
+        listed.service_accounts.some((a) => a.public_key === publicKey),
+        'nothing was written',
+      );
     });
 
     t.test('key rotation: both keys verify, the removed one is refused, the Access ID is unchanged', async (t) => {
@@ -78,7 +85,11 @@ for (const store of ['redis', 'embedded'] as const) {
       const nextLine = sshPublicKeyLine(nextPrivate, 'next');
       const next: TestServiceAccount = { account: old.account, privateKey: nextPrivate };
 
-      t.equal((await signedInject(tg, next, { method: 'GET', url: '/v1/balance' })).json().error, 'signature_invalid', 'the new key does not verify before it is added');
+      t.equal(
+        (await signedInject(tg, next, { method: 'GET', url: '/v1/balance' })).json().error,
+        'signature_invalid',
+        'the new key does not verify before it is added',
+      );
       // Any accepted form: here the PEM SPKI of the new key.
       const pem = createPublicKey(nextPrivate).export({ type: 'spki', format: 'pem' }).toString();
       const added = await adminInject(tg, { method: 'POST', url: `/admin/v1/service-accounts/${old.account.id}/keys`, payload: { public_key: pem } });
@@ -86,7 +97,10 @@ for (const store of ['redis', 'embedded'] as const) {
       const both = added.json<AccountView>();
       t.equal(both.public_key, old.account.public_key, 'public_key stays the first (oldest) key');
       t.equal(both.fingerprint, oldFingerprint);
-      t.same(both.public_keys.map((k) => k.fingerprint), [oldFingerprint, fingerprintOf(nextLine)]);
+      t.same(
+        both.public_keys.map((k) => k.fingerprint),
+        [oldFingerprint, fingerprintOf(nextLine)],
+      );
       t.equal(both.public_keys[1]!.public_key, nextLine.replace(/ next$/, ''), 'stored as the ssh-ed25519 line');
       t.equal(both.access_id_hint, old.account.access_id_hint);
       t.match(tg.logs.text, /"audit":"credential.key_added"/);
@@ -97,14 +111,21 @@ for (const store of ['redis', 'embedded'] as const) {
       t.equal((await signedInject(tg, old, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'the old key verifies');
       t.equal((await signedInject(tg, next, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'the new key verifies, with the same Access ID');
 
-      const third = await adminInject(tg, { method: 'POST', url: `/admin/v1/service-accounts/${old.account.id}/keys`, payload: { public_key: sshPublicKeyLine(newKey()) } });
+      const third = await adminInject(tg, {
+        method: 'POST',
+        url: `/admin/v1/service-accounts/${old.account.id}/keys`,
+        payload: { public_key: sshPublicKeyLine(newKey()) },
+      });
       t.equal(third.statusCode, 409);
       t.equal(third.json().error, 'service_account_key_limit');
       const again = await adminInject(tg, { method: 'POST', url: `/admin/v1/service-accounts/${old.account.id}/keys`, payload: { public_key: nextLine } });
       t.equal(again.statusCode, 409);
       t.equal(again.json().error, 'service_account_key_exists');
 
-      const removed = await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${old.account.id}/keys/${encodeURIComponent(oldFingerprint)}` });
+      const removed = await adminInject(tg, {
+        method: 'DELETE',
+        url: `/admin/v1/service-accounts/${old.account.id}/keys/${encodeURIComponent(oldFingerprint)}`,
+      });
       t.equal(removed.statusCode, 200, removed.body);
       const rotated = removed.json<AccountView>();
       t.equal(rotated.fingerprint, fingerprintOf(nextLine), 'the remaining key is now the first');
@@ -117,7 +138,10 @@ for (const store of ['redis', 'embedded'] as const) {
       t.equal(refused.json().error, 'signature_invalid', 'the removed key is refused');
       t.equal((await signedInject(tg, next, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'the new key still works');
 
-      const last = await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${old.account.id}/keys/${encodeURIComponent(rotated.fingerprint)}` });
+      const last = await adminInject(tg, {
+        method: 'DELETE',
+        url: `/admin/v1/service-accounts/${old.account.id}/keys/${encodeURIComponent(rotated.fingerprint)}`,
+      });
       t.equal(last.statusCode, 409);
       t.equal(last.json().error, 'service_account_last_key');
       const gone = await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/${old.account.id}/keys/${encodeURIComponent(oldFingerprint)}` });
@@ -139,9 +163,16 @@ for (const store of ['redis', 'embedded'] as const) {
         t.equal(response.json().error, 'validation_error');
         t.match(response.json().message, message);
       }
-      const unknown = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts/sa_nope/keys', payload: { public_key: sshPublicKeyLine(newKey()) } });
+      const unknown = await adminInject(tg, {
+        method: 'POST',
+        url: '/admin/v1/service-accounts/sa_nope/keys',
+        payload: { public_key: sshPublicKeyLine(newKey()) },
+      });
       t.equal(unknown.statusCode, 404);
-      t.equal((await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/sa_nope/keys/${encodeURIComponent(sa.account.fingerprint)}` })).statusCode, 404);
+      t.equal(
+        (await adminInject(tg, { method: 'DELETE', url: `/admin/v1/service-accounts/sa_nope/keys/${encodeURIComponent(sa.account.fingerprint)}` })).statusCode,
+        404,
+      );
       const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${sa.account.id}` })).json<AccountView>();
       t.equal(shown.public_keys.length, 1, 'nothing was added');
       const noAuth = await tg.gateway.adminApp.inject({ method: 'POST', url: keys, payload: { public_key: sshPublicKeyLine(newKey()) } });

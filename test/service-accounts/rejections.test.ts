@@ -27,7 +27,11 @@ async function expectRejected(
   if (expected.message instanceof RegExp) t.match(body.message, expected.message);
   else if (expected.message !== undefined) t.equal(body.message, expected.message);
   t.ok(body.message && body.message.length > 0, 'a message says why');
-  if (expected.status === 401) t.match(String(response.headers['accept-signature']), /^sig1=\("@method" "@authority" "@path" "@query" "x-access-id"( "content-digest")?\);created;nonce(;keyid="[0-9a-f-]{36}")?;alg="ed25519"$/);
+  if (expected.status === 401)
+    t.match(
+      String(response.headers['accept-signature']),
+      /^sig1=\("@method" "@authority" "@path" "@query" "x-access-id"( "content-digest")?\);created;nonce(;keyid="[0-9a-f-]{36}")?;alg="ed25519"$/,
+    );
   else t.equal(response.headers['accept-signature'], undefined);
   t.equal(await authFailures(tg, expected.code), before + 1, `gateway_auth_failures_total{reason="${expected.code}"} counted once`);
   t.equal(tg.upstreams.banking.received.length, contacted, 'the upstream was not contacted');
@@ -49,8 +53,14 @@ t.test('a correctly signed request is forwarded (the baseline the rejections dif
 
 t.test('unsigned and unknown', async (t) => {
   await expectRejected(t, tg, () => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance' }), { status: 401, code: 'signature_missing' });
-  const response = await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { signature: undefined } }), { status: 401, code: 'signature_missing' });
-  t.equal(response.headers['accept-signature'], `sig1=("@method" "@authority" "@path" "@query" "x-access-id");created;nonce;keyid="${sa.account.access_id}";alg="ed25519"`);
+  const response = await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { signature: undefined } }), {
+    status: 401,
+    code: 'signature_missing',
+  });
+  t.equal(
+    response.headers['accept-signature'],
+    `sig1=("@method" "@authority" "@path" "@query" "x-access-id");created;nonce;keyid="${sa.account.access_id}";alg="ed25519"`,
+  );
 
   const stranger = { ...sa, account: { ...sa.account, access_id: randomUUID() } };
   await expectRejected(t, tg, () => signedInject(tg, stranger, { method: 'GET', url: '/v1/balance' }), { status: 401, code: 'unknown_access_id' });
@@ -73,11 +83,15 @@ t.test('a bad signature', async (t) => {
   await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { signature: forged } }), {
     status: 401,
     code: 'signature_invalid',
-    message: "The signature does not verify with this service account's public key over the signature base the gateway computed (signature_base); compare it with the one you signed.",
+    message:
+      "The signature does not verify with this service account's public key over the signature base the gateway computed (signature_base); compare it with the one you signed.",
   });
   const other = await createServiceAccount(tg, { permissions: ['view_balance'] });
   // Signed with another account's key but presented under this Access ID.
-  await expectRejected(t, tg, () => signedInject(tg, { ...other, account: sa.account }, { method: 'GET', url: '/v1/balance' }), { status: 401, code: 'signature_invalid' });
+  await expectRejected(t, tg, () => signedInject(tg, { ...other, account: sa.account }, { method: 'GET', url: '/v1/balance' }), {
+    status: 401,
+    code: 'signature_invalid',
+  });
   await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { 'signature-input': 'sig1=("@method"' } }), {
     status: 401,
     code: 'signature_malformed',
@@ -86,23 +100,51 @@ t.test('a bad signature', async (t) => {
 });
 
 t.test('each covered part tampered', async (t) => {
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'POST', sendMethod: 'GET', url: '/v1/balance' }), { status: 401, code: 'signature_invalid' });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { host: 'evil.test' } }), { status: 401, code: 'signature_invalid' });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/transactions/1', sendUrl: '/v1/transactions/2' }), { status: 401, code: 'signature_invalid' });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/transactions?page=1', sendUrl: '/v1/transactions?page=2' }), { status: 401, code: 'signature_invalid' });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/transactions?page=1', sendUrl: '/v1/transactions' }), { status: 401, code: 'signature_invalid' });
-  const json = { 'content-type': 'application/json' };
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'POST', url: '/v1/transfers', headers: json, body: '{"amount":1}', sendBody: '{"amount":9}' }), {
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'POST', sendMethod: 'GET', url: '/v1/balance' }), {
     status: 401,
-    code: 'digest_mismatch',
-    message: 'Content-Digest does not match the request body.',
+    code: 'signature_invalid',
   });
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { host: 'evil.test' } }), {
+    status: 401,
+    code: 'signature_invalid',
+  });
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/transactions/1', sendUrl: '/v1/transactions/2' }), {
+    status: 401,
+    code: 'signature_invalid',
+  });
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/transactions?page=1', sendUrl: '/v1/transactions?page=2' }), {
+    status: 401,
+    code: 'signature_invalid',
+  });
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/transactions?page=1', sendUrl: '/v1/transactions' }), {
+    status: 401,
+    code: 'signature_invalid',
+  });
+  const json = { 'content-type': 'application/json' };
+  await expectRejected(
+    t,
+    tg,
+    () => signedInject(tg, sa, { method: 'POST', url: '/v1/transfers', headers: json, body: '{"amount":1}', sendBody: '{"amount":9}' }),
+    {
+      status: 401,
+      code: 'digest_mismatch',
+      message: 'Content-Digest does not match the request body.',
+    },
+  );
   // The body and its digest both replaced: the digest is covered, so the signature fails.
   const replaced = signedHeaders(sa, { method: 'POST', url: '/v1/transfers', headers: json, body: '{"amount":9}' })['content-digest'] as string;
   await expectRejected(
     t,
     tg,
-    () => signedInject(tg, sa, { method: 'POST', url: '/v1/transfers', headers: json, body: '{"amount":1}', sendBody: '{"amount":9}', after: { 'content-digest': replaced } }),
+    () =>
+      signedInject(tg, sa, {
+        method: 'POST',
+        url: '/v1/transfers',
+        headers: json,
+        body: '{"amount":1}',
+        sendBody: '{"amount":9}',
+        after: { 'content-digest': replaced },
+      }),
     { status: 401, code: 'signature_invalid' },
   );
   const other = await createServiceAccount(tg, { permissions: ['view_balance'] });
@@ -116,11 +158,21 @@ t.test('each covered part tampered', async (t) => {
 t.test('required components and parameters', async (t) => {
   const base = ['@method', '@authority', '@path', '@query', 'x-access-id'];
   for (const left of base) {
-    await expectRejected(t, tg, () => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance', headers: customSignature(sa, { method: 'GET', url: '/v1/balance', components: base.filter((c) => c !== left) }) }), {
-      status: 401,
-      code: 'signature_components_missing',
-      message: `The signature must also cover ${JSON.stringify(left)}.`,
-    });
+    await expectRejected(
+      t,
+      tg,
+      () =>
+        tg.gateway.publicApp.inject({
+          method: 'GET',
+          url: '/v1/balance',
+          headers: customSignature(sa, { method: 'GET', url: '/v1/balance', components: base.filter((c) => c !== left) }),
+        }),
+      {
+        status: 401,
+        code: 'signature_components_missing',
+        message: `The signature must also cover ${JSON.stringify(left)}.`,
+      },
+    );
   }
   const body = '{"amount":1}';
   const digested = signedHeaders(sa, { method: 'POST', url: '/v1/transfers', body })['content-digest'] as string;
@@ -132,7 +184,11 @@ t.test('required components and parameters', async (t) => {
         method: 'POST',
         url: '/v1/transfers',
         payload: body,
-        headers: { ...customSignature(sa, { method: 'POST', url: '/v1/transfers', components: base }), 'content-digest': digested, 'content-type': 'application/json' },
+        headers: {
+          ...customSignature(sa, { method: 'POST', url: '/v1/transfers', components: base }),
+          'content-digest': digested,
+          'content-type': 'application/json',
+        },
       }),
     { status: 401, code: 'signature_components_missing', message: 'The signature must also cover "content-digest".' },
   );
@@ -145,26 +201,56 @@ t.test('required components and parameters', async (t) => {
   await expectRejected(
     t,
     tg,
-    () => tg.gateway.publicApp.inject({ method: 'POST', url: '/v1/transfers', payload: body, headers: { ...customSignature(sa, { method: 'POST', url: '/v1/transfers', components: base }), 'content-type': 'application/json' } }),
+    () =>
+      tg.gateway.publicApp.inject({
+        method: 'POST',
+        url: '/v1/transfers',
+        payload: body,
+        headers: { ...customSignature(sa, { method: 'POST', url: '/v1/transfers', components: base }), 'content-type': 'application/json' },
+      }),
     { status: 401, code: 'signature_components_missing', message: 'The signature must also cover "content-digest".' },
   );
-  await expectRejected(t, tg, () => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance', headers: customSignature(sa, { method: 'GET', url: '/v1/balance', components: base, params: { alg: 'rsa-pss-sha512' } }) }), {
-    status: 401,
-    code: 'signature_algorithm_unsupported',
-  });
+  await expectRejected(
+    t,
+    tg,
+    () =>
+      tg.gateway.publicApp.inject({
+        method: 'GET',
+        url: '/v1/balance',
+        headers: customSignature(sa, { method: 'GET', url: '/v1/balance', components: base, params: { alg: 'rsa-pss-sha512' } }),
+      }),
+    {
+      status: 401,
+      code: 'signature_algorithm_unsupported',
+    },
+  );
   const noNonce = customSignature(sa, { method: 'GET', url: '/v1/balance', components: base, params: { nonce: 'x'.repeat(129) } });
-  await expectRejected(t, tg, () => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance', headers: noNonce }), { status: 401, code: 'signature_parameters_invalid', message: /nonce/ });
+  await expectRejected(t, tg, () => tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance', headers: noNonce }), {
+    status: 401,
+    code: 'signature_parameters_invalid',
+    message: /nonce/,
+  });
 });
 
 t.test('freshness: created window, expires, single-use nonce', async (t) => {
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() - 301 } }), { status: 401, code: 'signature_expired' });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() + 120 } }), { status: 401, code: 'signature_not_yet_valid' });
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() - 301 } }), {
+    status: 401,
+    code: 'signature_expired',
+  });
+  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() + 120 } }), {
+    status: 401,
+    code: 'signature_not_yet_valid',
+  });
   await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() - 60, expires: now() - 1 } }), {
     status: 401,
     code: 'signature_expired',
     message: 'The signature has expired.',
   });
-  t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() - 250, expires: now() + 30 } })).statusCode, 200, 'inside the window');
+  t.equal(
+    (await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', sign: { created: now() - 250, expires: now() + 30 } })).statusCode,
+    200,
+    'inside the window',
+  );
 
   const headers = signedHeaders(sa, { method: 'GET', url: '/v1/balance' });
   t.equal((await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/balance', headers })).statusCode, 200, 'first use');
@@ -177,14 +263,24 @@ t.test('freshness: created window, expires, single-use nonce', async (t) => {
 
 t.test('two x-access-id headers', async (t) => {
   const other = await createServiceAccount(tg, { permissions: ['view_balance'] });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { 'x-access-id': [sa.account.access_id, other.account.access_id] } }), {
-    status: 401,
-    code: 'access_id_conflict',
-  });
-  await expectRejected(t, tg, () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { 'x-access-id': [sa.account.access_id, sa.account.access_id] } }), {
-    status: 401,
-    code: 'access_id_conflict',
-  });
+  await expectRejected(
+    t,
+    tg,
+    () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { 'x-access-id': [sa.account.access_id, other.account.access_id] } }),
+    {
+      status: 401,
+      code: 'access_id_conflict',
+    },
+  );
+  await expectRejected(
+    t,
+    tg,
+    () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', after: { 'x-access-id': [sa.account.access_id, sa.account.access_id] } }),
+    {
+      status: 401,
+      code: 'access_id_conflict',
+    },
+  );
 });
 
 t.test('a missing permission', async (t) => {
@@ -211,6 +307,9 @@ t.test('a body over the limit is refused before it is buffered whole', async (t)
 t.test('logs show the Access ID only partly hidden', async (t) => {
   const full = sa.account.access_id;
   t.notOk(tg.logs.text.includes(full), 'the full Access ID is in no log line');
-  t.ok(tg.logs.lines.some((l) => l.includes('signed request rejected') && l.includes(sa.account.access_id_hint)), 'rejections are logged with the hint');
+  t.ok(
+    tg.logs.lines.some((l) => l.includes('signed request rejected') && l.includes(sa.account.access_id_hint)),
+    'rejections are logged with the hint',
+  );
   t.notOk(tg.logs.text.includes('PRIVATE KEY'));
 });

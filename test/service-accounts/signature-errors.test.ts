@@ -20,10 +20,20 @@ t.before(async () => {
 /** Signs as a client would, and keeps the signature base the client's own signing produced. */
 function clientSigned(options: { url: string; key?: KeyObject; components?: string[]; params?: SignatureParameters; headers?: Record<string, string> }) {
   const headers: Record<string, string> = { host: BANKING_HOST, 'x-access-id': sa.account.access_id, ...(options.headers ?? {}) };
-  const params: SignatureParameters = { created: Math.floor(Date.now() / 1000), nonce: randomUUID(), keyid: sa.account.access_id, alg: 'ed25519', ...options.params };
+  const params: SignatureParameters = {
+    created: Math.floor(Date.now() / 1000),
+    nonce: randomUUID(),
+    keyid: sa.account.access_id,
+    alg: 'ed25519',
+    ...options.params,
+  };
   const request = requestFromUrl('GET', `http://${BANKING_HOST}${options.url}`, headerFields(Object.entries(headers)));
   const signed = signMessage(request, options.components ?? REQUIRED, params, options.key ?? sa.privateKey);
-  const sent: Record<string, string> & { 'signature-input': string; signature: string } = { ...headers, 'signature-input': signed['signature-input'], signature: signed.signature };
+  const sent: Record<string, string> & { 'signature-input': string; signature: string } = {
+    ...headers,
+    'signature-input': signed['signature-input'],
+    signature: signed.signature,
+  };
   return { headers: sent, base: signed.base };
 }
 
@@ -35,7 +45,11 @@ async function refused(t: Test, headers: Record<string, string>, code: string, u
   t.equal(body.error, code);
   t.ok(body.message && body.message.length > 0, 'a message says why');
   t.match(body.request_id, /^[0-9a-f]{8}-[0-9a-f-]{27}$/);
-  t.equal(response.headers['accept-signature'], `sig1=("@method" "@authority" "@path" "@query" "x-access-id");created;nonce;keyid="${sa.account.access_id}";alg="ed25519"`, 'Accept-Signature names created, nonce, keyid and alg');
+  t.equal(
+    response.headers['accept-signature'],
+    `sig1=("@method" "@authority" "@path" "@query" "x-access-id");created;nonce;keyid="${sa.account.access_id}";alg="ed25519"`,
+    'Accept-Signature names created, nonce, keyid and alg',
+  );
   t.equal(tg.upstreams.banking.received.length, contacted, 'the upstream was not contacted');
   return body;
 }
@@ -46,7 +60,12 @@ t.test('a signature that does not verify: signature_invalid with the base the cl
   t.equal(body.signature_base, wrongKey.base, 'signed with another key: the bases are the same, so the key is what differs');
   t.same(Object.keys(body).sort(), ['error', 'message', 'request_id', 'signature_base']);
 
-  const withBody = clientSigned({ url: '/v1/balance', key: generateKeyPairSync('ed25519').privateKey, components: [...REQUIRED, 'x-trace'], headers: { 'x-trace': 'a b' } });
+  const withBody = clientSigned({
+    url: '/v1/balance',
+    key: generateKeyPairSync('ed25519').privateKey,
+    components: [...REQUIRED, 'x-trace'],
+    headers: { 'x-trace': 'a b' },
+  });
   t.equal((await refused(t, withBody.headers, 'signature_invalid')).signature_base, withBody.base, 'covered header fields appear as the client signed them');
 });
 
@@ -73,7 +92,11 @@ t.test('malformed headers: signature_malformed, without a base', async (t) => {
 
 t.test('keyid and x-access-id disagree, or two signatures share the keyid', async (t) => {
   const good = clientSigned({ url: '/v1/balance' });
-  const mismatch = await refused(t, { ...good.headers, 'signature-input': good.headers['signature-input'].replace(sa.account.access_id, randomUUID()) }, 'signature_keyid_mismatch');
+  const mismatch = await refused(
+    t,
+    { ...good.headers, 'signature-input': good.headers['signature-input'].replace(sa.account.access_id, randomUUID()) },
+    'signature_keyid_mismatch',
+  );
   t.equal(mismatch.message, 'No signature has a keyid equal to the x-access-id header.');
   const second = clientSigned({ url: '/v1/balance' });
   const twice = {
@@ -85,7 +108,11 @@ t.test('keyid and x-access-id disagree, or two signatures share the keyid', asyn
 });
 
 t.test('a required component not covered: signature_components_missing', async (t) => {
-  const body = await refused(t, customSignature(sa, { method: 'GET', url: '/v1/balance', components: REQUIRED.filter((c) => c !== '@query') }), 'signature_components_missing');
+  const body = await refused(
+    t,
+    customSignature(sa, { method: 'GET', url: '/v1/balance', components: REQUIRED.filter((c) => c !== '@query') }),
+    'signature_components_missing',
+  );
   t.equal(body.message, 'The signature must also cover "@query".');
 });
 
@@ -117,7 +144,16 @@ t.test('created and nonce missing or out of shape: signature_parameters_invalid'
 
 t.test('each refusal is counted under its own reason', async (t) => {
   const metrics = (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
-  for (const code of ['signature_invalid', 'signature_malformed', 'signature_keyid_mismatch', 'signature_ambiguous', 'signature_components_missing', 'signature_component_unavailable', 'signature_component_unsupported', 'signature_parameters_invalid']) {
+  for (const code of [
+    'signature_invalid',
+    'signature_malformed',
+    'signature_keyid_mismatch',
+    'signature_ambiguous',
+    'signature_components_missing',
+    'signature_component_unavailable',
+    'signature_component_unsupported',
+    'signature_parameters_invalid',
+  ]) {
     t.match(metrics, new RegExp(`gateway_auth_failures_total\\{scheme="signature",reason="${code}"\\} [1-9]`), code);
   }
   t.notOk(tg.logs.text.includes('@signature-params'), 'no log line carries a signature base');

@@ -29,22 +29,34 @@ t.test('arbitrary text never fails with anything but PublicKeyError', async (t) 
     fc.string({ unit: 'binary', maxLength: 300 }),
     fc.string({ maxLength: 200 }).map((rest) => `ssh-ed25519 ${rest}`),
     fc.base64String({ maxLength: 200 }).map((data) => `ssh-ed25519 ${data}`),
-    fc.tuple(fc.constantFrom('', ' ', '\t', '  \t '), fc.string({ maxLength: 50 }), fc.base64String({ maxLength: 120 })).map(([space, junk, data]) => `${space}ssh-ed25519${space || ' '}${data}${junk}`),
+    fc
+      .tuple(fc.constantFrom('', ' ', '\t', '  \t '), fc.string({ maxLength: 50 }), fc.base64String({ maxLength: 120 }))
+      .map(([space, junk, data]) => `${space}ssh-ed25519${space || ' '}${data}${junk}`),
   );
-  holds(t, fc.property(text, (input) => void parseOutcome(input)), 1000);
+  holds(
+    t,
+    fc.property(text, (input) => void parseOutcome(input)),
+    1000,
+  );
 });
 
 t.test('arbitrary bytes inside the blob never fail with anything but PublicKeyError', async (t) => {
   const blob = fc.oneof(
     fc.uint8Array({ maxLength: 120 }).map((bytes) => Buffer.from(bytes)),
-    fc.tuple(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 8 })).map(([key, trailing]) => Buffer.concat([sshString('ssh-ed25519'), sshString(Buffer.from(key)), Buffer.from(trailing)])),
+    fc
+      .tuple(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 8 }))
+      .map(([key, trailing]) => Buffer.concat([sshString('ssh-ed25519'), sshString(Buffer.from(key)), Buffer.from(trailing)])),
     fc.tuple(fc.nat(0xffffffff), fc.uint8Array({ maxLength: 40 })).map(([length, rest]) => {
       const prefix = Buffer.alloc(4);
       prefix.writeUInt32BE(length);
       return Buffer.concat([sshString('ssh-ed25519'), prefix, Buffer.from(rest)]);
     }),
   );
-  holds(t, fc.property(blob, comment, (bytes, note) => void parseOutcome(line(bytes, note))), 1000);
+  holds(
+    t,
+    fc.property(blob, comment, (bytes, note) => void parseOutcome(line(bytes, note))),
+    1000,
+  );
 });
 
 t.test('genuine keys always parse and round-trip their fingerprint', async (t) => {
@@ -58,7 +70,13 @@ t.test('genuine keys always parse and round-trip their fingerprint', async (t) =
       const blob = ed25519PublicBlob(raw);
       const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
       const again = parseSshEd25519PublicKey(parsed.line);
-      return parsed.raw.equals(raw) && parsed.line === written && parsed.fingerprint === fingerprint && again.fingerprint === fingerprint && again.line === parsed.line;
+      return (
+        parsed.raw.equals(raw) &&
+        parsed.line === written &&
+        parsed.fingerprint === fingerprint &&
+        again.fingerprint === fingerprint &&
+        again.line === parsed.line
+      );
     }),
     300,
   );

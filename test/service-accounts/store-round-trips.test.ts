@@ -24,27 +24,46 @@ t.test('round trips and writes per signed request', async (t) => {
   // Warm up: background work at start (the signing keys' change watcher reads once) settles first.
   t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const valid = await during(async () => t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200));
+  const valid = await during(async () =>
+    t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })).statusCode, 200),
+  );
   t.same(valid, ['consumeNonce'], 'an account verified before: the one write, which confirms its version');
   const newcomer = await createServiceAccount(tg, { permissions: ['view_balance'] });
   const first = await during(async () => t.equal((await signedInject(tg, newcomer, { method: 'GET', url: '/v1/balance' })).statusCode, 200));
   t.same(first, ['serviceAccountForRequest', 'consumeNonce'], 'its first request: one read, then the one write');
 
   const refusals: Array<[string, () => Promise<unknown>]> = [
-    ['random signature bytes', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', after: { signature: `sig1=:${randomBytes(64).toString('base64')}:` } })],
-    ['unknown Access ID', () => signedInject(tg, { ...sa, account: { ...sa.account, access_id: randomUUID() } }, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' })],
+    [
+      'random signature bytes',
+      () =>
+        signedInject(tg, sa, {
+          method: 'GET',
+          url: '/v1/balance',
+          remoteAddress: '10.1.2.3',
+          after: { signature: `sig1=:${randomBytes(64).toString('base64')}:` },
+        }),
+    ],
+    [
+      'unknown Access ID',
+      () => signedInject(tg, { ...sa, account: { ...sa.account, access_id: randomUUID() } }, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3' }),
+    ],
     ['address not allowed', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '192.0.2.1' })],
     ['permission missing', () => signedInject(tg, sa, { method: 'POST', url: '/v1/transfers', body: '{}', remoteAddress: '10.1.2.3' })],
-    ['signature expired', () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { created: Math.floor(Date.now() / 1000) - 3600 } })],
+    [
+      'signature expired',
+      () => signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { created: Math.floor(Date.now() / 1000) - 3600 } }),
+    ],
   ];
   for (const [name, send] of refusals) {
-    const made = await during(async () => t.ok((await send() as { statusCode: number }).statusCode >= 400, name));
+    const made = await during(async () => t.ok(((await send()) as { statusCode: number }).statusCode >= 400, name));
     t.ok(made.length <= 1, `${name}: ${made.length} round trip(s)`);
     t.notOk(made.includes('consumeNonce'), `${name}: nothing written`);
   }
 
   const nonce = randomUUID();
   await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } });
-  const replay = await during(async () => t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } })).statusCode, 401));
+  const replay = await during(async () =>
+    t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance', remoteAddress: '10.1.2.3', sign: { nonce } })).statusCode, 401),
+  );
   t.same(replay, ['consumeNonce'], 'a replay is refused by the consume step (the used nonce is not written again)');
 });

@@ -29,17 +29,25 @@ t.test('uses are written in one batch per interval, the latest use of each accou
   await until(() => batches.length > 0, 'a flush after one interval');
   t.equal(batches.length, 1, 'one batch for all three uses');
   const [batch] = batches;
-  t.same(batch!.map(({ accessId, ip }) => ({ accessId, ip })), [
-    { accessId: 'access-a', ip: '2001:db8::1' },
-    { accessId: 'access-b', ip: 'unknown' },
-  ], 'one entry per account, its latest use; no address is written as unknown');
+  t.same(
+    batch!.map(({ accessId, ip }) => ({ accessId, ip })),
+    [
+      { accessId: 'access-a', ip: '2001:db8::1' },
+      { accessId: 'access-b', ip: 'unknown' },
+    ],
+    'one entry per account, its latest use; no address is written as unknown',
+  );
   for (const use of batch!) t.ok(Date.parse(use.at) >= before && Date.parse(use.at) <= Date.now(), `${use.accessId}: the time of the use, as an ISO string`);
 
   await sleep(FLUSH_MS * 3);
   t.equal(batches.length, 1, 'an interval with no use writes nothing');
   recorder.record('access-b', parseAddress('10.0.0.7'));
   await until(() => batches.length > 1, 'the next use in the next batch');
-  t.same(batches[1]!.map(({ accessId, ip }) => ({ accessId, ip })), [{ accessId: 'access-b', ip: '10.0.0.7' }], 'only what was used since the last batch');
+  t.same(
+    batches[1]!.map(({ accessId, ip }) => ({ accessId, ip })),
+    [{ accessId: 'access-b', ip: '10.0.0.7' }],
+    'only what was used since the last batch',
+  );
 });
 
 t.test('closing writes what is pending at once', async (t) => {
@@ -47,7 +55,11 @@ t.test('closing writes what is pending at once', async (t) => {
   const recorder = new UsageRecorder(store);
   recorder.record('access-c', parseAddress('198.51.100.2'));
   await recorder.close();
-  t.same(batches.map((b) => b.map((u) => u.accessId)), [['access-c']], 'written by close, not after the default interval');
+  t.same(
+    batches.map((b) => b.map((u) => u.accessId)),
+    [['access-c']],
+    'written by close, not after the default interval',
+  );
 });
 
 t.test('once closed, the timer writes nothing', async (t) => {
@@ -59,5 +71,9 @@ t.test('once closed, the timer writes nothing', async (t) => {
   await sleep(FLUSH_MS * 3);
   t.same(batches, [], 'no flush after three intervals');
   await recorder.close();
-  t.same(batches.map((b) => b.map((u) => u.accessId)), [['access-d']], 'a second close writes what came since');
+  t.same(
+    batches.map((b) => b.map((u) => u.accessId)),
+    [['access-d']],
+    'a second close writes what came since',
+  );
 });

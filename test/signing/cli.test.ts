@@ -27,14 +27,36 @@ t.test('keygen, create, request through every route, list, show, delete', async 
   t.equal(again.code, 1);
   t.match(again.stderr, /already exists; pass --force/);
 
-  const created = await runCli(['service-accounts', 'create', '--description', 'payroll <b>bot</b> \u202e', '--public-key-file', join(dir, 'key.pem.pub'), '--permissions', 'view_balance,view_account_details,view_transactions,list_dict_keys,initiate_payment', '--account-id', 'acct-9', '--json'], env);
+  const created = await runCli(
+    [
+      'service-accounts',
+      'create',
+      '--description',
+      'payroll <b>bot</b> \u202e',
+      '--public-key-file',
+      join(dir, 'key.pem.pub'),
+      '--permissions',
+      'view_balance,view_account_details,view_transactions,list_dict_keys,initiate_payment',
+      '--account-id',
+      'acct-9',
+      '--json',
+    ],
+    env,
+  );
   t.equal(created.code, 0, created.stderr);
   const account = JSON.parse(created.stdout) as CreatedServiceAccount;
   t.equal(account.public_key, keygen.stdout.trim());
   const signing = { GATEWAY_ACCESS_ID: account.access_id, GATEWAY_PRIVATE_KEY_FILE: join(dir, 'key.pem') };
 
   for (const request of bankingRequests(tg.gateway.policy.current)) {
-    const args = ['request', '-X', request.method, `${gatewayUrl}${request.url}`, ...Object.entries(request.headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]), ...(request.body ? ['-d', request.body] : [])];
+    const args = [
+      'request',
+      '-X',
+      request.method,
+      `${gatewayUrl}${request.url}`,
+      ...Object.entries(request.headers).flatMap(([n, v]) => ['-H', `${n}: ${v}`]),
+      ...(request.body ? ['-d', request.body] : []),
+    ];
     const result = await runCli(args, signing);
     t.equal(result.code, 0, `${request.method} ${request.url}: ${result.stdout} ${result.stderr}`);
     const echoed = JSON.parse(result.stdout);
@@ -52,7 +74,11 @@ t.test('keygen, create, request through every route, list, show, delete', async 
   const listed = await runCli(['service-accounts', 'list'], env);
   t.equal(listed.code, 0, listed.stderr);
   t.match(listed.stdout, /ID\s+ACCESS_ID\s+DESCRIPTION\s+PERMISSIONS\s+ALLOWED_IPS\s+LAST_USED/);
-  t.match(listed.stdout, `${account.id}  ${account.access_id_hint}  payroll <b>bot</b> \\u202e  view_balance`, 'descriptions are shown escaped: no control or bidi character reaches the terminal');
+  t.match(
+    listed.stdout,
+    `${account.id}  ${account.access_id_hint}  payroll <b>bot</b> \\u202e  view_balance`,
+    'descriptions are shown escaped: no control or bidi character reaches the terminal',
+  );
   t.notMatch(listed.stdout, account.access_id, 'the list never shows the full Access ID');
   const shown = await runCli(['service-accounts', 'show', account.id], env);
   t.equal(shown.code, 0);
@@ -75,12 +101,30 @@ t.test('a key made by ssh-keygen -t ed25519 signs requests too', async (t) => {
   const { adminUrl, publicUrl: gatewayUrl } = await listen(tg);
   const dir = mkdtempSync(join(tmpdir(), 'cli-ssh-'));
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'me@laptop', '-f', join(dir, 'id_ed25519')]);
-  const created = await runCli(['service-accounts', 'create', '--description', 'laptop', '--public-key', readFileSync(join(dir, 'id_ed25519.pub'), 'utf8').trim(), '--permissions', 'initiate_payment', '--json', '--admin-url', adminUrl, '--admin-token', tg.adminToken]);
+  const created = await runCli([
+    'service-accounts',
+    'create',
+    '--description',
+    'laptop',
+    '--public-key',
+    readFileSync(join(dir, 'id_ed25519.pub'), 'utf8').trim(),
+    '--permissions',
+    'initiate_payment',
+    '--json',
+    '--admin-url',
+    adminUrl,
+    '--admin-token',
+    tg.adminToken,
+  ]);
   t.equal(created.code, 0, created.stderr);
   const account = JSON.parse(created.stdout) as CreatedServiceAccount;
   t.equal(account.fingerprint, execFileSync('ssh-keygen', ['-lf', join(dir, 'id_ed25519.pub')], { encoding: 'utf8' }).split(' ')[1]);
   // A separate process: the body comes through a real stdin pipe, and the answer's bytes through its stdout.
-  const sent = await runCliProcess(['request', `${gatewayUrl}/v1/transfers`, '--data-file', '-', '--access-id', account.access_id, '--key', join(dir, 'id_ed25519')], {}, '{"amount":"5.00"}');
+  const sent = await runCliProcess(
+    ['request', `${gatewayUrl}/v1/transfers`, '--data-file', '-', '--access-id', account.access_id, '--key', join(dir, 'id_ed25519')],
+    {},
+    '{"amount":"5.00"}',
+  );
   t.equal(sent.code, 0, sent.stdout + sent.stderr);
   t.equal(JSON.parse(sent.stdout).body, '{"amount":"5.00"}');
   const denied = await runCli(['request', `${gatewayUrl}/v1/balance`, '--access-id', account.access_id, '--key', join(dir, 'id_ed25519')]);

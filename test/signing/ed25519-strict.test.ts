@@ -6,7 +6,18 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } 
 import fc from 'fast-check';
 import t from 'tap';
 import { ED25519_EQUATIONS, ed25519PublicKeyProblem, verifyEd25519 } from '../../gateway/signing/ed25519.js';
-import { BASE_POINT, decodePoint, encodePoint, L, littleEndian, multiply, p, pointOrder, toLittleEndian, verifiesCofactorless } from '../helpers/ed25519-reference.js';
+import {
+  BASE_POINT,
+  decodePoint,
+  encodePoint,
+  L,
+  littleEndian,
+  multiply,
+  p,
+  pointOrder,
+  toLittleEndian,
+  verifiesCofactorless,
+} from '../helpers/ed25519-reference.js';
 import { holds } from '../helpers/property.js';
 
 const hex = (s: string) => Buffer.from(s, 'hex');
@@ -40,84 +51,132 @@ const SPECCHECK: EdgeCase[] = [
     msg: '8c93255d71dcab10e8f379c26200f3c7bd5f09d9bc3068d3ef4edeb4853022b6',
     pbk: 'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
     sig: 'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a0000000000000000000000000000000000000000000000000000000000000000',
-    a: 'small', r: 'small', s: 'zero', equationAsSent: true, strict: false,
+    a: 'small',
+    r: 'small',
+    s: 'zero',
+    equationAsSent: true,
+    strict: false,
     why: 'S = 0 with small-order A and R (R = -A): a signature made without any key; refused for small-order A and R',
   },
   {
     msg: '9bd9f44f4dcc75bd531b56b2cd280b0bb38fc1cd6d1230e14861d861de092e79',
     pbk: 'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
     sig: 'f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43a5bb704786be79fc476f91d3f3f89b03984d8068dcf1bb7dfc6637b45450ac04',
-    a: 'small', r: 'mixed', s: 'below L', equationAsSent: true, strict: false,
+    a: 'small',
+    r: 'mixed',
+    s: 'below L',
+    equationAsSent: true,
+    strict: false,
     why: 'small-order A with a mixed-order R: the equation holds, but a small-order key is refused',
   },
   {
     msg: 'aebf3f2601a0c8c5d39cc7d8911642f740b78168218da8471772b35f9d35b9ab',
     pbk: 'f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43',
     sig: 'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa8c4bd45aecaca5b24fb97bc10ac27ac8751a7dfe1baff8b953ec9f5833ca260e',
-    a: 'mixed', r: 'small', s: 'below L', equationAsSent: true, strict: false,
+    a: 'mixed',
+    r: 'small',
+    s: 'below L',
+    equationAsSent: true,
+    strict: false,
     why: 'mixed-order A with a small-order R: the equation holds, but a small-order R is refused',
   },
   {
     msg: '9bd9f44f4dcc75bd531b56b2cd280b0bb38fc1cd6d1230e14861d861de092e79',
     pbk: 'cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d',
     sig: '9046a64750444938de19f227bb80485e92b83fdb4b6506c160484c016cc1852f87909e14428a7a1d62e9f22f3d3ad7802db02eb2e688b6c52fcd6648a98bd009',
-    a: 'mixed', r: 'mixed', s: 'below L', equationAsSent: true, strict: true,
+    a: 'mixed',
+    r: 'mixed',
+    s: 'below L',
+    equationAsSent: true,
+    strict: true,
     why: 'mixed-order A and R, canonical, neither of small order, and the cofactorless equation holds: accepted (as by libsodium)',
   },
   {
     msg: 'e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec4011eaccd55b53f56c',
     pbk: 'cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d',
     sig: '160a1cb0dc9c0258cd0a7d23e94d8fa878bcb1925f2c64246b2dee1796bed5125ec6bc982a269b723e0668e540911a9a6a58921d6925e434ab10aa7940551a09',
-    a: 'mixed', r: 'mixed', s: 'below L', equationAsSent: false, strict: false,
+    a: 'mixed',
+    r: 'mixed',
+    s: 'below L',
+    equationAsSent: false,
+    strict: false,
     why: 'mixed-order A and R that satisfy only the cofactored equation: the cofactorless check refuses it',
   },
   {
     msg: 'e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec4011eaccd55b53f56c',
     pbk: 'cdb267ce40c5cd45306fa5d2f29731459387dbf9eb933b7bd5aed9a765b88d4d',
     sig: '21122a84e0b5fca4052f5b1235c80a537878b38f3142356b2c2384ebad4668b7e40bc836dac0f71076f9abe3a53f9c03c1ceeeddb658d0030494ace586687405',
-    a: 'mixed', r: 'prime', s: 'below L', equationAsSent: false, strict: false,
+    a: 'mixed',
+    r: 'prime',
+    s: 'below L',
+    equationAsSent: false,
+    strict: false,
     why: 'mixed-order A, prime-order R, passing only a cofactored check that pre-reduces [8]k: the cofactorless check refuses it',
   },
   {
     msg: '85e241a07d148b41e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec40',
     pbk: '442aad9f089ad9e14647b1ef9099a1ff4798d78589e66f28eca69c11f582a623',
     sig: 'e96f66be976d82e60150baecff9906684aebb1ef181f67a7189ac78ea23b6c0e547f7690a0e2ddcd04d87dbc3490dc19b3b3052f7ff0538cb68afb369ba3a514',
-    a: 'prime', r: 'prime', s: 'at least L', equationAsSent: true, strict: false,
+    a: 'prime',
+    r: 'prime',
+    s: 'at least L',
+    equationAsSent: true,
+    strict: false,
     why: 'S ≥ L (a valid S plus L): the equation holds, but S is not canonical',
   },
   {
     msg: '85e241a07d148b41e47d62c63f830dc7a6851a0b1f33ae4bb2f507fb6cffec40',
     pbk: '442aad9f089ad9e14647b1ef9099a1ff4798d78589e66f28eca69c11f582a623',
     sig: '8ce5b96c8f26d0ab6c47958c9e68b937104cd36e13c33566acd2fe8d38aa19427e71f98a473474f2f13f06f97c20d58cc3f54b8bd0d272f42b695dd7e89a8c22',
-    a: 'prime', r: 'prime', s: 'at least L', equationAsSent: true, strict: false,
+    a: 'prime',
+    r: 'prime',
+    s: 'at least L',
+    equationAsSent: true,
+    strict: false,
     why: 'S ≫ L (high bits set, valid after reduction): S is not canonical',
   },
   {
     msg: '9bedc267423725d473888631ebf45988bad3db83851ee85c85e241a07d148b41',
     pbk: 'f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43',
     sig: 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff03be9678ac102edcd92b0210bb34d7428d12ffc5df5f37e359941266a4e35f0f',
-    a: 'mixed', r: 'non-canonical small', s: 'below L', equationAsSent: false, strict: false,
+    a: 'mixed',
+    r: 'non-canonical small',
+    s: 'below L',
+    equationAsSent: false,
+    strict: false,
     why: 'R = (0, -1) encoded with the sign bit set (valid if R is re-encoded before hashing): non-canonical, small-order R',
   },
   {
     msg: '9bedc267423725d473888631ebf45988bad3db83851ee85c85e241a07d148b41',
     pbk: 'f7badec5b8abeaf699583992219b7b223f1df3fbbea919844e3f7c554a43dd43',
     sig: 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffca8c5b64cd208982aa38d4936621a4775aa233aa0505711d8fdcfdaa943d4908',
-    a: 'mixed', r: 'non-canonical small', s: 'below L', equationAsSent: true, strict: false,
+    a: 'mixed',
+    r: 'non-canonical small',
+    s: 'below L',
+    equationAsSent: true,
+    strict: false,
     why: 'the same non-canonical R, valid with R hashed as sent: non-canonical, small-order R',
   },
   {
     msg: 'e96b7021eb39c1a163b6da4e3093dcd3f21387da4cc4572be588fafae23c155b',
     pbk: 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
     sig: 'a9d55260f765261eb9b84e106f665e00b867287a761990d7135963ee0a7d59dca5bb704786be79fc476f91d3f3f89b03984d8068dcf1bb7dfc6637b45450ac04',
-    a: 'non-canonical small', r: 'mixed', s: 'below L', equationAsSent: false, strict: false,
+    a: 'non-canonical small',
+    r: 'mixed',
+    s: 'below L',
+    equationAsSent: false,
+    strict: false,
     why: 'A = (0, -1) encoded with the sign bit set (valid if A is re-encoded before hashing): non-canonical, small-order A',
   },
   {
     msg: '39a591f5321bbe07fd5a23dc2f39d025d74526615746727ceefd6e82ae65c06f',
     pbk: 'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
     sig: 'a9d55260f765261eb9b84e106f665e00b867287a761990d7135963ee0a7d59dca5bb704786be79fc476f91d3f3f89b03984d8068dcf1bb7dfc6637b45450ac04',
-    a: 'non-canonical small', r: 'mixed', s: 'below L', equationAsSent: true, strict: false,
+    a: 'non-canonical small',
+    r: 'mixed',
+    s: 'below L',
+    equationAsSent: true,
+    strict: false,
     why: 'the same non-canonical A, valid with A hashed as sent (node:crypto accepts it): non-canonical, small-order A',
   },
 ];
@@ -161,15 +220,34 @@ t.test('node:crypto alone accepts speccheck cases 0, 1, 2 and 11: the strict che
 
 // RFC 8032 section 7.1: TEST 1, 2, 3 and SHA(abc) (secret key, public key, message, signature).
 const RFC8032 = [
-  ['TEST 1', '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', '',
-    'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b'],
-  ['TEST 2', '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb', '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c', '72',
-    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00'],
-  ['TEST 3', 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7', 'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025', 'af82',
-    '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a'],
-  ['TEST SHA(abc)', '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42', 'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
+  [
+    'TEST 1',
+    '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+    'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+    '',
+    'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+  ],
+  [
+    'TEST 2',
+    '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
+    '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+    '72',
+    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+  ],
+  [
+    'TEST 3',
+    'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7',
+    'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025',
+    'af82',
+    '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a',
+  ],
+  [
+    'TEST SHA(abc)',
+    '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42',
+    'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
     'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
-    'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704'],
+    'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704',
+  ],
 ] as const;
 
 t.test('RFC 8032 section 7.1 vectors verify, and their keys are usable', async (t) => {
@@ -177,7 +255,10 @@ t.test('RFC 8032 section 7.1 vectors verify, and their keys are usable', async (
     const publicKey = hex(publicHex);
     const message = hex(messageHex);
     const signature = hex(signatureHex);
-    const privateKey = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: hex(secret).toString('base64url'), x: publicKey.toString('base64url') }, format: 'jwk' });
+    const privateKey = createPrivateKey({
+      key: { kty: 'OKP', crv: 'Ed25519', d: hex(secret).toString('base64url'), x: publicKey.toString('base64url') },
+      format: 'jwk',
+    });
     t.same(sign(null, message, privateKey), signature, `${name}: node signs the published signature`);
     t.equal(ed25519PublicKeyProblem(publicKey), undefined, `${name}: a usable key`);
     const tampered = Buffer.from(signature);
@@ -293,7 +374,8 @@ t.test('genuine keys and signatures: strict verification agrees with node:crypto
       const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
       const signature = sign(null, Buffer.from(message), privateKey);
       if (ed25519PublicKeyProblem(raw) !== undefined) return false;
-      if (!verifyEd25519(message, signature, raw) || !verifyEd25519(message, signature, publicKey) || !verifyEd25519(message, signature, privateKey)) return false;
+      if (!verifyEd25519(message, signature, raw) || !verifyEd25519(message, signature, publicKey) || !verifyEd25519(message, signature, privateKey))
+        return false;
       const flipped = Buffer.from(signature);
       flipped[bit >> 3]! ^= 1 << (bit & 7);
       return verifyEd25519(message, flipped, raw) === false && verifyEd25519(`${message}.`, signature, raw) === false;

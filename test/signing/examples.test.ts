@@ -33,7 +33,11 @@ for (const [name, interpreter, script] of EXAMPLES) {
     const dir = mkdtempSync(join(tmpdir(), 'example-'));
     const key = generateSigningKey('example');
     writeFileSync(join(dir, 'key.pem'), key.privateKeyPem, { mode: 0o600 });
-    const created = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: name, public_key: key.publicKeyLine, permissions: ALL_PERMISSIONS } });
+    const created = await adminInject(tg, {
+      method: 'POST',
+      url: '/admin/v1/service-accounts',
+      payload: { description: name, public_key: key.publicKeyLine, permissions: ALL_PERMISSIONS },
+    });
     const account = created.json<CreatedServiceAccount>();
     const env = { ACCESS_ID: account.access_id, PRIVATE_KEY: join(dir, 'key.pem') };
 

@@ -65,7 +65,11 @@ t.test('RFC 9421 B.2.6 verifies through the exported verifier', async (t) => {
   const verified = verifyRequestSignature(testRequest(), { label: 'sig-b26', publicKey });
   t.equal(verified.base, B26_BASE, 'the signature base is byte for byte the RFC one');
   t.equal(verified.signature.params.keyid, 'test-key-ed25519');
-  t.same(verifyRequestSignature(testRequest(), { keyid: 'test-key-ed25519', publicKey: rawPublicKey(publicKey) }).base, B26_BASE, 'also by keyid with raw key bytes');
+  t.same(
+    verifyRequestSignature(testRequest(), { keyid: 'test-key-ed25519', publicKey: rawPublicKey(publicKey) }).base,
+    B26_BASE,
+    'also by keyid with raw key bytes',
+  );
 
   // Deterministic Ed25519: signing the same base with the B.1.4 private key gives the RFC signature.
   const signature = SignatureHeaders.parse(B26_INPUT, B26_SIGNATURE).byLabel('sig-b26');
@@ -74,20 +78,37 @@ t.test('RFC 9421 B.2.6 verifies through the exported verifier', async (t) => {
   t.equal(signed['signature-input'], B26_INPUT);
   t.equal(buildSignatureBase(testRequest(), signature), B26_BASE);
 
-  for (const [name, value] of [['date', 'Tue, 20 Apr 2021 02:07:56 GMT'], ['content-length', '19']] as const) {
+  for (const [name, value] of [
+    ['date', 'Tue, 20 Apr 2021 02:07:56 GMT'],
+    ['content-length', '19'],
+  ] as const) {
     t.throws(() => verifyRequestSignature(testRequest({ [name]: value }), { label: 'sig-b26', publicKey }), /does not verify/, `a changed ${name} fails`);
   }
-  t.throws(() => verifyRequestSignature({ ...testRequest(), authority: 'example.org' }, { label: 'sig-b26', publicKey }), /does not verify/, 'a changed authority fails');
+  t.throws(
+    () => verifyRequestSignature({ ...testRequest(), authority: 'example.org' }, { label: 'sig-b26', publicKey }),
+    /does not verify/,
+    'a changed authority fails',
+  );
   t.throws(() => verifyRequestSignature({ ...testRequest(), path: '/Foo' }, { label: 'sig-b26', publicKey }), /does not verify/, 'a changed path fails');
-  t.throws(() => verifyRequestSignature(testRequest({ 'signature-input': B26_INPUT.replace('1618884473', '1618884474') }), { label: 'sig-b26', publicKey }), SignatureError);
-  t.throws(() => verifyRequestSignature(testRequest(), { label: 'sig-b26', publicKey: rawPublicKey(generateKeyPairSync('ed25519').publicKey) }), /does not verify/);
+  t.throws(
+    () => verifyRequestSignature(testRequest({ 'signature-input': B26_INPUT.replace('1618884473', '1618884474') }), { label: 'sig-b26', publicKey }),
+    SignatureError,
+  );
+  t.throws(
+    () => verifyRequestSignature(testRequest(), { label: 'sig-b26', publicKey: rawPublicKey(generateKeyPairSync('ed25519').publicKey) }),
+    /does not verify/,
+  );
   t.throws(() => verifyRequestSignature(testRequest(), { label: 'other', publicKey }), /no signature labelled other/);
 });
 
 t.test('the B.1.4 key in ssh-ed25519 form is accepted as a service account key', async (t) => {
   const line = sshPublicKeyLine(createPublicKey(B14_PUBLIC_PEM), 'test-key-ed25519');
   const tg = await startTestGateway(t);
-  const response = await adminInject(tg, { method: 'POST', url: '/admin/v1/service-accounts', payload: { description: 'RFC 9421 B.1.4', public_key: line, permissions: ['view_balance'] } });
+  const response = await adminInject(tg, {
+    method: 'POST',
+    url: '/admin/v1/service-accounts',
+    payload: { description: 'RFC 9421 B.1.4', public_key: line, permissions: ['view_balance'] },
+  });
   t.equal(response.statusCode, 201, response.body);
   t.equal(response.json().public_key, line);
   t.equal(response.json().fingerprint, parseSshEd25519PublicKey(line).fingerprint);
@@ -95,7 +116,11 @@ t.test('the B.1.4 key in ssh-ed25519 form is accepted as a service account key',
 
 t.test('RFC 9530 Content-Digest', async (t) => {
   const body = Buffer.from('{"hello": "world"}');
-  t.equal(contentDigest(body, 'sha-512'), 'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:', 'the RFC 9421 test-request digest');
+  t.equal(
+    contentDigest(body, 'sha-512'),
+    'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:',
+    'the RFC 9421 test-request digest',
+  );
   t.equal(checkContentDigest(contentDigest(body), body), 'match');
   t.equal(checkContentDigest(`${contentDigest(body)}, ${contentDigest(body, 'sha-512')}`, body), 'match');
   t.equal(checkContentDigest(contentDigest(body), Buffer.from('{"hello": "World"}')), 'mismatch');
@@ -129,10 +154,26 @@ t.test('signRequest covers what the gateway profile requires', async (t) => {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const accessId = '8d2f3c1e-1111-4a2b-9c3d-0123456789ab';
   const body = '{"amount":"1.00"}';
-  const added = signRequest({ method: 'post', url: 'https://Bank.Example:443/v1/transfers?x=1', headers: { 'content-type': 'application/json' }, body, accessId, privateKey, created: 1700000000, nonce: 'n-1' });
+  const added = signRequest({
+    method: 'post',
+    url: 'https://Bank.Example:443/v1/transfers?x=1',
+    headers: { 'content-type': 'application/json' },
+    body,
+    accessId,
+    privateKey,
+    created: 1700000000,
+    nonce: 'n-1',
+  });
   t.same(Object.keys(added).sort(), ['content-digest', 'signature', 'signature-input', 'x-access-id']);
-  t.equal(added['signature-input'], `sig1=("@method" "@authority" "@path" "@query" "x-access-id" "content-digest");created=1700000000;nonce="n-1";alg="ed25519";keyid="${accessId}"`);
-  const request = requestFromUrl('POST', 'https://bank.example/v1/transfers?x=1', headerFields(Object.entries({ 'content-type': 'application/json', ...added })));
+  t.equal(
+    added['signature-input'],
+    `sig1=("@method" "@authority" "@path" "@query" "x-access-id" "content-digest");created=1700000000;nonce="n-1";alg="ed25519";keyid="${accessId}"`,
+  );
+  const request = requestFromUrl(
+    'POST',
+    'https://bank.example/v1/transfers?x=1',
+    headerFields(Object.entries({ 'content-type': 'application/json', ...added })),
+  );
   const verified = verifyRequestSignature(request, { keyid: accessId, publicKey });
   t.equal(
     verified.base,

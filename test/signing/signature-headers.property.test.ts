@@ -20,7 +20,15 @@ import {
 import { holds } from '../helpers/property.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const REQUEST = requestFromUrl('POST', 'https://banking.test/v1/transfers?x=1', headerFields([['x-access-id', 'k1'], ['content-digest', 'sha-256=:AA==:'], ['x-multi', ['a', 'b']]]));
+const REQUEST = requestFromUrl(
+  'POST',
+  'https://banking.test/v1/transfers?x=1',
+  headerFields([
+    ['x-access-id', 'k1'],
+    ['content-digest', 'sha-256=:AA==:'],
+    ['x-multi', ['a', 'b']],
+  ]),
+);
 
 function onlySignatureErrors(run: () => void): void {
   try {
@@ -56,9 +64,29 @@ const sfBare = fc.oneof(
   fc.uint8Array({ maxLength: 70 }).map((b) => `:${Buffer.from(b).toString('base64')}:`),
   fc.constantFrom('?1', '?0', '@1700000000', '%"caf%c3%a9"', ':not base64:', '"unterminated', '1.2.3', '-', '1e3', '""'),
 );
-const sfParams = fc.array(fc.tuple(fc.oneof(sfKey, fc.constantFrom('created', 'expires', 'nonce', 'alg', 'keyid', 'tag')), fc.option(sfBare)), { maxLength: 4 }).map((ps) => ps.map(([k, v]) => `;${k}${v === null ? '' : `=${v}`}`).join(''));
-const component = fc.oneof(fc.constantFrom('"@method"', '"@path"', '"@query"', '"@authority"', '"@scheme"', '"@target-uri"', '"@status"', '"x-access-id"', '"content-digest"', '"x-multi"', '"X-Upper"', '"missing"'), sfBare);
-const innerList = fc.tuple(fc.array(fc.tuple(component, fc.oneof(fc.constant(''), sfParams)), { maxLength: 5 }), sfParams).map(([items, params]) => `(${items.map(([c, p]) => `${c}${p}`).join(' ')})${params}`);
+const sfParams = fc
+  .array(fc.tuple(fc.oneof(sfKey, fc.constantFrom('created', 'expires', 'nonce', 'alg', 'keyid', 'tag')), fc.option(sfBare)), { maxLength: 4 })
+  .map((ps) => ps.map(([k, v]) => `;${k}${v === null ? '' : `=${v}`}`).join(''));
+const component = fc.oneof(
+  fc.constantFrom(
+    '"@method"',
+    '"@path"',
+    '"@query"',
+    '"@authority"',
+    '"@scheme"',
+    '"@target-uri"',
+    '"@status"',
+    '"x-access-id"',
+    '"content-digest"',
+    '"x-multi"',
+    '"X-Upper"',
+    '"missing"',
+  ),
+  sfBare,
+);
+const innerList = fc
+  .tuple(fc.array(fc.tuple(component, fc.oneof(fc.constant(''), sfParams)), { maxLength: 5 }), sfParams)
+  .map(([items, params]) => `(${items.map(([c, p]) => `${c}${p}`).join(' ')})${params}`);
 const member = fc.tuple(sfKey, fc.oneof(innerList, sfBare, fc.constant(''))).map(([k, v]) => (v === '' ? k : `${k}=${v}`));
 const sfDictionary = fc.tuple(fc.array(member, { maxLength: 4 }), fc.constantFrom(', ', ',', ' ,', ',,', ' ')).map(([ms, sep]) => ms.join(sep));
 const headerText = fc.oneof(sfDictionary, fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 40 }));
@@ -66,7 +94,9 @@ const headerText = fc.oneof(sfDictionary, fc.string({ maxLength: 60 }), fc.strin
 t.test('arbitrary Signature-Input and Signature: only SignatureError', async (t) => {
   holds(
     t,
-    fc.property(headerText, headerText, fc.oneof(fc.constant('k1'), fc.string({ maxLength: 5 })), (input, signature, keyid) => readAll(input, signature, keyid)),
+    fc.property(headerText, headerText, fc.oneof(fc.constant('k1'), fc.string({ maxLength: 5 })), (input, signature, keyid) =>
+      readAll(input, signature, keyid),
+    ),
     500,
   );
 });
@@ -106,15 +136,23 @@ t.test('what the signing library writes reads back unchanged and verifies', asyn
     fc.property(
       label,
       fc.subarray(['@method', '@authority', '@path', '@query', '@scheme', '@target-uri', '@request-target']),
-      fc.uniqueArray(fc.tuple(headerName, printable.map((v) => v.trim())), { maxLength: 3, selector: ([name]) => name }),
+      fc.uniqueArray(
+        fc.tuple(
+          headerName,
+          printable.map((v) => v.trim()),
+        ),
+        { maxLength: 3, selector: ([name]) => name },
+      ),
       params,
       (name, derived, fields, parameters) => {
         const request = requestFromUrl('GET', 'https://api.test:8443/a/b?c=d', headerFields(fields));
         const components = [...derived, ...fields.map(([field]) => field)];
         const signed = signMessage(request, components, parameters, privateKey, name);
         const read = SignatureHeaders.parse(signed['signature-input'], signed.signature).byLabel(name);
-        if (JSON.stringify(read.components) !== JSON.stringify(components)) throw new Error(`components ${JSON.stringify(read.components)} != ${JSON.stringify(components)}`);
-        if (JSON.stringify(read.params) !== JSON.stringify(parameters)) throw new Error(`params ${JSON.stringify(read.params)} != ${JSON.stringify(parameters)}`);
+        if (JSON.stringify(read.components) !== JSON.stringify(components))
+          throw new Error(`components ${JSON.stringify(read.components)} != ${JSON.stringify(components)}`);
+        if (JSON.stringify(read.params) !== JSON.stringify(parameters))
+          throw new Error(`params ${JSON.stringify(read.params)} != ${JSON.stringify(parameters)}`);
         if (read.signature.length !== 64) throw new Error(`signature of ${read.signature.length} bytes`);
         if (parameters.keyid !== undefined) SignatureHeaders.parse(signed['signature-input'], signed.signature).byKeyId(parameters.keyid);
         const verified = verifyReceivedSignature(request, read, publicKey);
@@ -156,12 +194,19 @@ const digestHeader = fc.oneof(
 t.test('Content-Digest: arbitrary values give a result, never an exception', async (t) => {
   holds(
     t,
-    fc.property(fc.oneof(digestHeader, fc.array(digestHeader, { maxLength: 3 }).map((hs) => hs.join(', '))), fc.uint8Array({ maxLength: 64 }), (header, body) => {
-      const parsed = parseContentDigest(header);
-      if (typeof parsed !== 'string' && (!Array.isArray(parsed) || parsed.length === 0)) throw new Error(`parse gave ${String(parsed)}`);
-      const check = checkContentDigest(header, body);
-      if (!['match', 'mismatch', 'no_supported_algorithm', 'malformed'].includes(check)) throw new Error(`check gave ${check}`);
-    }),
+    fc.property(
+      fc.oneof(
+        digestHeader,
+        fc.array(digestHeader, { maxLength: 3 }).map((hs) => hs.join(', ')),
+      ),
+      fc.uint8Array({ maxLength: 64 }),
+      (header, body) => {
+        const parsed = parseContentDigest(header);
+        if (typeof parsed !== 'string' && (!Array.isArray(parsed) || parsed.length === 0)) throw new Error(`parse gave ${String(parsed)}`);
+        const check = checkContentDigest(header, body);
+        if (!['match', 'mismatch', 'no_supported_algorithm', 'malformed'].includes(check)) throw new Error(`check gave ${check}`);
+      },
+    ),
     500,
   );
 });
@@ -169,13 +214,19 @@ t.test('Content-Digest: arbitrary values give a result, never an exception', asy
 t.test('Content-Digest: what the library writes matches its body and no other', async (t) => {
   holds(
     t,
-    fc.property(fc.uint8Array({ maxLength: 512 }), fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.constantFrom('sha-256' as const, 'sha-512' as const), (body, other, algorithm) => {
-      const header = contentDigest(body, algorithm);
-      const parsed = parseContentDigest(header);
-      if (typeof parsed === 'string' || parsed.length !== 1 || parsed[0]![0] !== algorithm) throw new Error(`${header} parsed as ${JSON.stringify(parsed)}`);
-      if (checkContentDigest(header, body) !== 'match') throw new Error(`${header} does not match its body`);
-      if (Buffer.compare(Buffer.from(body), Buffer.from(other)) !== 0 && checkContentDigest(header, other) !== 'mismatch') throw new Error(`${header} matches another body`);
-    }),
+    fc.property(
+      fc.uint8Array({ maxLength: 512 }),
+      fc.uint8Array({ minLength: 1, maxLength: 64 }),
+      fc.constantFrom('sha-256' as const, 'sha-512' as const),
+      (body, other, algorithm) => {
+        const header = contentDigest(body, algorithm);
+        const parsed = parseContentDigest(header);
+        if (typeof parsed === 'string' || parsed.length !== 1 || parsed[0]![0] !== algorithm) throw new Error(`${header} parsed as ${JSON.stringify(parsed)}`);
+        if (checkContentDigest(header, body) !== 'match') throw new Error(`${header} does not match its body`);
+        if (Buffer.compare(Buffer.from(body), Buffer.from(other)) !== 0 && checkContentDigest(header, other) !== 'mismatch')
+          throw new Error(`${header} matches another body`);
+      },
+    ),
     300,
   );
 });

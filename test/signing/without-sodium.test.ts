@@ -35,11 +35,11 @@ const FORGERIES = [
   Buffer.concat([IDENTITY, Buffer.alloc(32)]),
 ];
 
-t.test('without sodium-native: the loader reports none, and verification is node:crypto\'s, as strict', async (t) => {
+t.test("without sodium-native: the loader reports none, and verification is node:crypto's, as strict", async (t) => {
   const { sodium } = await t.mockImport<typeof SodiumModule>('../../gateway/signing/sodium.js', withoutSodium);
   t.equal(sodium, undefined, 'a missing sodium-native is no error');
   const { ED25519_EQUATIONS, verifyEd25519 } = await t.mockImport<typeof Ed25519>('../../gateway/signing/ed25519.js', withoutSodium);
-  t.same(Object.keys(ED25519_EQUATIONS), ['openssl'], 'OpenSSL\'s equation is the only one, so the default');
+  t.same(Object.keys(ED25519_EQUATIONS), ['openssl'], "OpenSSL's equation is the only one, so the default");
 
   const keys = Array.from({ length: 4 }, () => generateKeyPairSync('ed25519'));
   holds(
@@ -57,7 +57,12 @@ t.test('without sodium-native: the loader reports none, and verification is node
   holds(
     t,
     fc.property(fc.uint8Array({ maxLength: 200 }), (message) =>
-      FORGERIES.every((signature) => verify(null, message, { key: { kty: 'OKP', crv: 'Ed25519', x: IDENTITY.toString('base64url') }, format: 'jwk' }, signature) && !verifyEd25519(message, signature, IDENTITY))),
+      FORGERIES.every(
+        (signature) =>
+          verify(null, message, { key: { kty: 'OKP', crv: 'Ed25519', x: IDENTITY.toString('base64url') }, format: 'jwk' }, signature) &&
+          !verifyEd25519(message, signature, IDENTITY),
+      ),
+    ),
     100,
   );
   const { privateKey, publicKey } = keys[0]!;
@@ -66,13 +71,13 @@ t.test('without sodium-native: the loader reports none, and verification is node
   t.equal(verifyEd25519('GET /v1/balance', Buffer.concat([signature.subarray(0, 32), toLittleEndian(s + L)]), rawOf(publicKey)), false, 'S + L is refused');
 });
 
-t.test('without sodium-native: EdDSA access tokens are node:crypto\'s signatures', async (t) => {
+t.test("without sodium-native: EdDSA access tokens are node:crypto's signatures", async (t) => {
   const { OPENSSL_SIGNERS, signCompactJws } = await t.mockImport<typeof CompactJws>('../../gateway/oauth/compact-jws.js', withoutSodium);
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const header = { alg: 'EdDSA' as const, kid: 'k1', typ: 'at+jwt' };
   const claims = { sub: 'client-1', scope: 'sales', exp: 4_000_000_000 };
   const token = signCompactJws(header, claims, privateKey);
-  t.equal(token, signCompactJws(header, claims, privateKey, OPENSSL_SIGNERS), 'the default signer is OpenSSL\'s');
+  t.equal(token, signCompactJws(header, claims, privateKey, OPENSSL_SIGNERS), "the default signer is OpenSSL's");
   const { payload } = await compactVerify(token, publicKey);
   t.same(JSON.parse(Buffer.from(payload).toString('utf8')), claims, 'and jose verifies it');
   for (const other of [generateKeyPairSync('ec', { namedCurve: 'P-256' }), generateKeyPairSync('ed448')]) {

@@ -26,7 +26,11 @@ t.test('closed until a run of StoreUnavailableErrors; "not found" and other erro
   t.match(events, [{ kind: 'up', first: true }]);
 
   for (let i = 0; i < 10; i++) t.equal(await breaker.run(async () => null), null, 'a "not found" answer');
-  for (let i = 0; i < 10; i++) await t.rejects(breaker.run(async () => Promise.reject(new TypeError('a bug, not an outage'))), TypeError);
+  for (let i = 0; i < 10; i++)
+    await t.rejects(
+      breaker.run(async () => Promise.reject(new TypeError('a bug, not an outage'))),
+      TypeError,
+    );
   const unavailable = () => breaker.run(async () => Promise.reject(new StoreUnavailableError(new Error('Command timed out'))));
   await t.rejects(unavailable(), StoreUnavailableError);
   await t.rejects(unavailable(), StoreUnavailableError);
@@ -69,7 +73,11 @@ t.test('starting unreachable: down at once, with the reason, until a probe answe
   t.notOk(breaker.up);
   t.equal(breaker.downReason, 'connect ECONNREFUSED 127.0.0.1:1');
   t.match(events, [{ kind: 'down', first: true }]);
-  await t.rejects(breaker.run(async () => 1), StoreUnavailableError, 'nothing passes before the store answered');
+  await t.rejects(
+    breaker.run(async () => 1),
+    StoreUnavailableError,
+    'nothing passes before the store answered',
+  );
   healthy = true;
   await until(() => breaker.up, 'up once it answers', 2000);
   t.equal(events.length, 2, 'probes that keep failing add no events');
@@ -78,7 +86,11 @@ t.test('starting unreachable: down at once, with the reason, until a probe answe
 t.test('guardStore: every store method goes through the breaker; watchMeta and close do not', async (t) => {
   const inner = new EmbeddedCredentialStore(undefined);
   let down = false;
-  const breaker = new StoreBreaker({ probe: async () => (down ? Promise.reject(new StoreUnavailableError(new Error('down'))) : undefined), probeIntervalMs: 20, failureThreshold: 1 });
+  const breaker = new StoreBreaker({
+    probe: async () => (down ? Promise.reject(new StoreUnavailableError(new Error('down'))) : undefined),
+    probeIntervalMs: 20,
+    failureThreshold: 1,
+  });
   t.teardown(() => breaker.close());
   await breaker.start();
   const store: CredentialStore = guardStore(inner, breaker);

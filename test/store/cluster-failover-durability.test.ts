@@ -7,7 +7,16 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { startTestGateway } from '../helpers/gateway.js';
-import { assertChangesHold, changedKeys, freshSignedRequestPasses, makeChanges, prepareCredentials, sendSigned, signedBalance, storeServes } from '../helpers/failover-scenario.js';
+import {
+  assertChangesHold,
+  changedKeys,
+  freshSignedRequestPasses,
+  makeChanges,
+  prepareCredentials,
+  sendSigned,
+  signedBalance,
+  storeServes,
+} from '../helpers/failover-scenario.js';
 import { startReplicatedCluster } from '../helpers/failover-topology.js';
 import { until } from '../helpers/poll.js';
 import { adminInject, createServiceAccount } from '../helpers/signing.js';
@@ -26,7 +35,8 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
   const c = await prepareCredentials(tg);
   const control = await createServiceAccount(tg);
   const keys = changedKeys(prefix, c);
-  const read = async () => Object.fromEntries(await Promise.all(Object.entries(keys).map(async ([change, key]) => [change, await cluster.onMaster(key, 'GET')] as const)));
+  const read = async () =>
+    Object.fromEntries(await Promise.all(Object.entries(keys).map(async ([change, key]) => [change, await cluster.onMaster(key, 'GET')] as const)));
   const used = signedBalance(c);
   t.equal((await sendSigned(tg, used)).statusCode, 200, 'a signed request before the failover');
   await cluster.inSync();
@@ -35,10 +45,15 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
   // Every replica held behind: the masters take the changes, the replicas do not get them.
   cluster.hold();
   const held = await makeChanges(tg, c);
-  for (const [change, answer] of Object.entries(held)) t.same(answer, { status: 503, error: 'change_not_confirmed' }, `held behind: the ${change} answers 503 change_not_confirmed`);
+  for (const [change, answer] of Object.entries(held))
+    t.same(answer, { status: 503, error: 'change_not_confirmed' }, `held behind: the ${change} answers 503 change_not_confirmed`);
   const lostNonce = signedBalance(c);
   t.equal((await sendSigned(tg, lostNonce)).statusCode, 200, 'a signed request consumes a nonce the replicas do not get');
-  t.equal((await adminInject(unconfirmed, { method: 'DELETE', url: `/admin/v1/service-accounts/${control.account.id}` })).statusCode, 204, 'without waiting for a replica a deletion is answered done...');
+  t.equal(
+    (await adminInject(unconfirmed, { method: 'DELETE', url: `/admin/v1/service-accounts/${control.account.id}` })).statusCode,
+    204,
+    'without waiting for a replica a deletion is answered done...',
+  );
   const onMasters = await read();
   for (const change of Object.keys(keys)) t.not(onMasters[change], before[change], `the masters applied the ${change}`);
 
@@ -47,17 +62,30 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
   await storeServes(tg, c);
   const promoted = await read();
   for (const change of Object.keys(keys)) t.equal(promoted[change], before[change], `the promoted replica lacks the ${change}: the 503 was the truth`);
-  t.equal(await cluster.onMaster(`${prefix}sa:{${control.account.access_id}}`, 'EXISTS'), 1, '...and the "deleted" account is back: the finding, without the setting');
+  t.equal(
+    await cluster.onMaster(`${prefix}sa:{${control.account.access_id}}`, 'EXISTS'),
+    1,
+    '...and the "deleted" account is back: the finding, without the setting',
+  );
   const fenced = await sendSigned(tg, lostNonce);
-  t.match({ status: fenced.statusCode, error: fenced.json().error }, { status: 503, error: 'signature_predates_failover' }, 'the used nonce the new master lacks: refused by the fence, not accepted again');
+  t.match(
+    { status: fenced.statusCode, error: fenced.json().error },
+    { status: 503, error: 'signature_predates_failover' },
+    'the used nonce the new master lacks: refused by the fence, not accepted again',
+  );
   t.ok(Number(fenced.headers['retry-after']) >= 1 && Number(fenced.headers['retry-after']) <= 12, `with Retry-After ${fenced.headers['retry-after']}`);
   const replayed = await sendSigned(tg, used);
-  t.match({ status: replayed.statusCode, error: replayed.json().error }, { status: 401, error: 'nonce_replayed' }, 'the used nonce the replica received: refused as used');
+  t.match(
+    { status: replayed.statusCode, error: replayed.json().error },
+    { status: 401, error: 'nonce_replayed' },
+    'the used nonce the replica received: refused as used',
+  );
 
   // The old masters rejoin as replicas: the same changes, repeated, are confirmed.
   await cluster.rejoin();
   const confirmed = await makeChanges(tg, c);
-  for (const [change, answer] of Object.entries(confirmed)) t.ok(answer.status >= 200 && answer.status < 300, `repeated once the replicas are back: the ${change} answers ${answer.status} ${answer.error ?? ""}`);
+  for (const [change, answer] of Object.entries(confirmed))
+    t.ok(answer.status >= 200 && answer.status < 300, `repeated once the replicas are back: the ${change} answers ${answer.status} ${answer.error ?? ''}`);
   await assertChangesHold(t, tg, c, [used, lostNonce], 'confirmed');
   const usedLater = await freshSignedRequestPasses(tg, c);
 

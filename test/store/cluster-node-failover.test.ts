@@ -58,7 +58,13 @@ function figures(samples: Sample[]): Figures {
 }
 
 /** Steady signed traffic, round robin over the accounts, until a while after `switched()` first holds. */
-async function traffic(tg: TestGateway, accounts: TestServiceAccount[], onLostShard: Set<string>, switched: () => boolean, duringOutage: () => Promise<void>): Promise<Sample[]> {
+async function traffic(
+  tg: TestGateway,
+  accounts: TestServiceAccount[],
+  onLostShard: Set<string>,
+  switched: () => boolean,
+  duringOutage: () => Promise<void>,
+): Promise<Sample[]> {
   const samples: Sample[] = [];
   const started = Date.now();
   let next = 0;
@@ -87,7 +93,11 @@ async function traffic(tg: TestGateway, accounts: TestServiceAccount[], onLostSh
 
 async function metricValue(tg: TestGateway, line: string): Promise<string | undefined> {
   const text = (await adminInject(tg, { method: 'GET', url: '/metrics' })).body;
-  return text.split('\n').find((l) => l.startsWith(`${line} `))?.split(' ').pop();
+  return text
+    .split('\n')
+    .find((l) => l.startsWith(`${line} `))
+    ?.split(' ')
+    .pop();
 }
 
 /** Loses the master holding the first account (hang or kill), measures, and checks the gateway's own view of it. */
@@ -105,15 +115,24 @@ async function loseOneMaster(t: Test, tg: TestGateway, accounts: TestServiceAcco
   const lostAt = Date.now();
   if (how === 'pause') cluster.pause(victim);
   else await cluster.kill(victim);
-  const nodeEvent = (event: string) => tg.logs.lines.map((l) => JSON.parse(l) as { event?: string; node?: string; time: number }).find((l) => l.event === event && l.node === node && l.time >= lostAt);
-  const samples = await traffic(tg, accounts, onLostShard, () => nodeEvent('store_up') !== undefined, async () => {
-    // While the master is lost: the store as a whole is up, that node is not, and the gateway stays ready.
-    t.equal(await metricValue(tg, 'gateway_store_up'), '1', 'gateway_store_up stays 1');
-    t.equal(await metricValue(tg, `gateway_store_node_up{node="${node}"}`), '0', `gateway_store_node_up{node="${node}"} is 0`);
-    const ready = await adminInject(tg, { method: 'GET', url: '/readyz' });
-    t.equal(ready.statusCode, 200, '/readyz stays 200: the other masters serve');
-    t.match(ready.json(), { status: 'ready', degraded_nodes: { [node]: String } }, 'and names the lost master');
-  });
+  const nodeEvent = (event: string) =>
+    tg.logs.lines
+      .map((l) => JSON.parse(l) as { event?: string; node?: string; time: number })
+      .find((l) => l.event === event && l.node === node && l.time >= lostAt);
+  const samples = await traffic(
+    tg,
+    accounts,
+    onLostShard,
+    () => nodeEvent('store_up') !== undefined,
+    async () => {
+      // While the master is lost: the store as a whole is up, that node is not, and the gateway stays ready.
+      t.equal(await metricValue(tg, 'gateway_store_up'), '1', 'gateway_store_up stays 1');
+      t.equal(await metricValue(tg, `gateway_store_node_up{node="${node}"}`), '0', `gateway_store_node_up{node="${node}"} is 0`);
+      const ready = await adminInject(tg, { method: 'GET', url: '/readyz' });
+      t.equal(ready.statusCode, 200, '/readyz stays 200: the other masters serve');
+      t.match(ready.json(), { status: 'ready', degraded_nodes: { [node]: String } }, 'and names the lost master');
+    },
+  );
   const f = figures(samples);
   const rate = f.healthy.ok / f.healthy.total;
   const [down, up] = [nodeEvent('store_down'), nodeEvent('store_up')];
@@ -125,23 +144,35 @@ async function loseOneMaster(t: Test, tg: TestGateway, accounts: TestServiceAcco
   t.ok(f.healthy.total >= 50, `enough traffic on the healthy masters (${f.healthy.total})`);
   t.ok(rate >= 0.95, `at least 95 % of the requests on healthy masters succeed (${(rate * 100).toFixed(1)} %)`);
   t.ok(f.maxUnavailableMs <= 1000, `every 503 within 1 s (slowest ${f.maxUnavailableMs.toFixed(0)} ms)`);
-  t.ok(Object.keys(f.statuses).every((s) => s === '200' || s === '503'), 'only 200 or 503: fail closed, never another answer');
-  t.ok(f.statuses[503]! > 0, 'the lost master\'s accounts were refused meanwhile');
+  t.ok(
+    Object.keys(f.statuses).every((s) => s === '200' || s === '503'),
+    'only 200 or 503: fail closed, never another answer',
+  );
+  t.ok(f.statuses[503]! > 0, "the lost master's accounts were refused meanwhile");
   t.equal(await cluster.masterOf(keyOf(accounts[0]!)), replica, 'its replica was promoted');
   t.ok(down, 'store_down names the node');
   t.match(up, { moved: true }, 'store_up names it too, once its slots moved to the promoted replica');
   const lines = tg.logs.lines.map((l) => JSON.parse(l) as { event?: string; node?: string });
-  t.notOk(lines.some((l) => l.event === 'store_down' && l.node === undefined), 'the store as a whole was never down');
+  t.notOk(
+    lines.some((l) => l.event === 'store_down' && l.node === undefined),
+    'the store as a whole was never down',
+  );
   // Signatures are refused a little longer after a failover (a used nonce may have been lost with the old master).
   const lostAccount = accounts.find((a) => onLostShard.has(a.account.id))!;
-  await until(async () => (await signedInject(tg, lostAccount, { method: 'GET', url: '/v1/balance' })).statusCode === 200, 'the lost master\'s accounts are served by the promoted replica', 20_000);
-  for (const sa of accounts.filter((a) => onLostShard.has(a.account.id))) t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'served by the promoted replica');
+  await until(
+    async () => (await signedInject(tg, lostAccount, { method: 'GET', url: '/v1/balance' })).statusCode === 200,
+    "the lost master's accounts are served by the promoted replica",
+    20_000,
+  );
+  for (const sa of accounts.filter((a) => onLostShard.has(a.account.id)))
+    t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'served by the promoted replica');
   t.equal(await metricValue(tg, `gateway_store_node_up{node="${node}"}`), undefined, 'the lost master left the metric');
 
   if (how === 'pause') {
     cluster.resume(victim);
     await waitFor('the old master rejoins as a replica', async () => [...(await cluster.slotMap()).values()].some((s) => s.replicas.includes(victim)), 15_000);
-    for (const sa of accounts) t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'every account served after it rejoined');
+    for (const sa of accounts)
+      t.equal((await signedInject(tg, sa, { method: 'GET', url: '/v1/balance' })).statusCode, 200, 'every account served after it rejoined');
   }
 }
 
@@ -150,10 +181,14 @@ t.test('a Cluster master lost and promoted: only its own keys fail, briefly; the
     config: { redis_cluster_nodes: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','), redis_command_timeout_ms: 250 },
   });
   const accounts: TestServiceAccount[] = [];
-  await waitFor('the gateway is ready and creates an account', async () => {
-    accounts.push(await createServiceAccount(tg));
-    return true;
-  }, 10_000);
+  await waitFor(
+    'the gateway is ready and creates an account',
+    async () => {
+      accounts.push(await createServiceAccount(tg));
+      return true;
+    },
+    10_000,
+  );
   while (accounts.length < 18) accounts.push(await createServiceAccount(tg));
 
   await t.test('a master that hangs (SIGSTOP)', (t) => loseOneMaster(t, tg, accounts, 'pause'));

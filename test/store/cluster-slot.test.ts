@@ -23,15 +23,31 @@ t.test('known values: the CRC16/XMODEM check value and the slots Redis documents
 
 t.test('keySlot agrees with CLUSTER KEYSLOT, braces and non-ASCII text included', async (t) => {
   const piece = fc.oneof(fc.constantFrom('{', '}', '{}', 'sa:', 'é', '€', '𝄞'), fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 }));
-  const keys = fc.array(piece, { maxLength: 6 }).map((parts) => parts.join('')).filter((key) => key.length > 0);
-  await holdsAsync(t, fc.asyncProperty(keys, async (key) => keySlot(key) === (await redisSlot(key))), 300);
-  for (const key of [`gateway:sa:{${randomUUID()}}`, `gateway:sa-id:{sa_0123456789abcdef0123}`, 'gateway:index:sas']) t.equal(keySlot(key), await redisSlot(key), key);
+  const keys = fc
+    .array(piece, { maxLength: 6 })
+    .map((parts) => parts.join(''))
+    .filter((key) => key.length > 0);
+  await holdsAsync(
+    t,
+    fc.asyncProperty(keys, async (key) => keySlot(key) === (await redisSlot(key))),
+    300,
+  );
+  for (const key of [`gateway:sa:{${randomUUID()}}`, `gateway:sa-id:{sa_0123456789abcdef0123}`, 'gateway:index:sas'])
+    t.equal(keySlot(key), await redisSlot(key), key);
 });
 
 t.test('crc16 continues where it stopped, over text or bytes', async (t) => {
   const text = fc.string({ unit: 'grapheme' });
-  holds(t, fc.property(text, text, (a, b) => crc16(a + b) === crc16(b, crc16(a))), 300);
-  holds(t, fc.property(text, (value) => crc16(value) === crc16Bytes(Buffer.from(value, 'utf8'))), 300);
+  holds(
+    t,
+    fc.property(text, text, (a, b) => crc16(a + b) === crc16(b, crc16(a))),
+    300,
+  );
+  holds(
+    t,
+    fc.property(text, (value) => crc16(value) === crc16Bytes(Buffer.from(value, 'utf8'))),
+    300,
+  );
 });
 
 t.test('a service account id lands in the slot of its Access ID, and keeps the sa_ + 20 hex digits form', async (t) => {
@@ -43,10 +59,14 @@ t.test('a service account id lands in the slot of its Access ID, and keeps the s
   const perId = (performance.now() - started) / pairs.length;
   t.comment(`${perId.toFixed(2)} ms per id`);
   t.ok(perId < 5, 'found at once, not by trying');
-  t.ok(pairs.every(({ id }) => /^sa_[0-9a-f]{20}$/.test(id)), 'the form is unchanged');
+  t.ok(
+    pairs.every(({ id }) => /^sa_[0-9a-f]{20}$/.test(id)),
+    'the form is unchanged',
+  );
   t.equal(new Set(pairs.map((p) => p.id)).size, pairs.length, 'ids differ');
   t.ok(pairs.every(({ id, accessId }) => sharesSlot(id, accessId)));
-  for (const { id, accessId } of pairs.slice(0, 20)) t.equal(await redisSlot(`gateway:sa-id:{${id}}`), await redisSlot(`gateway:sa:{${accessId}}`), 'Redis puts the pointer beside the record');
+  for (const { id, accessId } of pairs.slice(0, 20))
+    t.equal(await redisSlot(`gateway:sa-id:{${id}}`), await redisSlot(`gateway:sa:{${accessId}}`), 'Redis puts the pointer beside the record');
   const chance = Array.from({ length: 200 }, (_, i) => sharesSlot(`sa_${String(i).padStart(20, '0')}`, randomUUID())).filter(Boolean).length;
   t.ok(chance < 5, `ids made otherwise rarely do (${chance} of 200)`);
 });

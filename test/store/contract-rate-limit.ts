@@ -17,7 +17,11 @@ export function rateLimitContract(t: Test, factory: StoreFactory, time: StoreTim
     t.same(await store.takeRateLimit(client, ROUTE, rule), { allowed: true, remaining: 1, retryAfterSeconds: 0, resetSeconds: 40 });
     t.same(await store.takeRateLimit(client, ROUTE, rule), { allowed: true, remaining: 0, retryAfterSeconds: 0, resetSeconds: 60 });
     t.same(await store.takeRateLimit(client, ROUTE, rule), { allowed: false, remaining: 0, retryAfterSeconds: 20, resetSeconds: 60 });
-    t.same(await store.takeRateLimit(client, ROUTE, rule), { allowed: false, remaining: 0, retryAfterSeconds: 20, resetSeconds: 60 }, 'a refusal counts nothing');
+    t.same(
+      await store.takeRateLimit(client, ROUTE, rule),
+      { allowed: false, remaining: 0, retryAfterSeconds: 20, resetSeconds: 60 },
+      'a refusal counts nothing',
+    );
   });
 
   t.test('takeRateLimit: counted per credential and per route', async (t) => {
@@ -30,7 +34,7 @@ export function rateLimitContract(t: Test, factory: StoreFactory, time: StoreTim
     t.equal((await store.takeRateLimit(a, 'public:GET /v1/sales', rule)).allowed, true, 'another route has its own quota');
   });
 
-  t.test('takeRateLimit: the quota refills at the rule\'s rate; refusals do not delay it', async (t) => {
+  t.test("takeRateLimit: the quota refills at the rule's rate; refusals do not delay it", async (t) => {
     const store = await factory(t);
     const client = randomUUID();
     const rule = { requests: 2, perSeconds: 1 };
@@ -53,16 +57,31 @@ export function rateLimitContract(t: Test, factory: StoreFactory, time: StoreTim
     const rule = { requests: 10, perSeconds: 60 };
     const results = await Promise.all(Array.from({ length: 100 }, () => store.takeRateLimit(client, ROUTE, rule)));
     t.equal(results.filter((r) => r.allowed).length, 10);
-    t.same(results.filter((r) => r.allowed).map((r) => r.remaining).sort((x, y) => x - y), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'each allowed request saw its own count');
+    t.same(
+      results
+        .filter((r) => r.allowed)
+        .map((r) => r.remaining)
+        .sort((x, y) => x - y),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+      'each allowed request saw its own count',
+    );
     t.ok(results.filter((r) => !r.allowed).every((r) => r.retryAfterSeconds >= 1 && r.retryAfterSeconds <= 6));
   });
 
   t.test('takeRateLimit: a large quota over a long window, and the largest allowed rate', async (t) => {
     const store = await factory(t);
     const client = randomUUID();
-    t.same(await store.takeRateLimit(client, ROUTE, { requests: 1000, perSeconds: 86_400 }), { allowed: true, remaining: 999, retryAfterSeconds: 0, resetSeconds: 87 });
+    t.same(await store.takeRateLimit(client, ROUTE, { requests: 1000, perSeconds: 86_400 }), {
+      allowed: true,
+      remaining: 999,
+      retryAfterSeconds: 0,
+      resetSeconds: 87,
+    });
     const fast = { requests: 10_000, perSeconds: 1 };
     const results = await Promise.all(Array.from({ length: 20 }, () => store.takeRateLimit(client, 'fast', fast)));
-    t.ok(results.every((r) => r.allowed && r.resetSeconds === 1), 'a 100 µs interval counts in whole microseconds');
+    t.ok(
+      results.every((r) => r.allowed && r.resetSeconds === 1),
+      'a 100 µs interval counts in whole microseconds',
+    );
   });
 }

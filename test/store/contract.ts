@@ -99,7 +99,11 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     await store.revokeToken(client.clientId, jti, exp);
     t.same(await store.bearerState(client.clientId, jti, 'kid'), { client, revoked: true, signingKeyRetired: false }, 'revoking twice is harmless');
     await store.deleteClient(client.clientId);
-    t.same(await store.bearerState(client.clientId, randomUUID(), 'kid'), { client: null, revoked: false, signingKeyRetired: false }, 'a deleted client is null');
+    t.same(
+      await store.bearerState(client.clientId, randomUUID(), 'kid'),
+      { client: null, revoked: false, signingKeyRetired: false },
+      'a deleted client is null',
+    );
     t.same(await store.bearerState(client.clientId, jti, 'kid'), { client: null, revoked: true, signingKeyRetired: false }, 'the mark outlives the client');
   });
 
@@ -156,7 +160,10 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     await store.createClient(client);
     const hashes = Array.from({ length: 8 }, (_, i) => String(i + 1).repeat(64));
     const results = await Promise.all(hashes.map((hash) => store.rollClientSecret(client.clientId, hash, 60)));
-    t.ok(results.every((r) => r !== null), 'every roll succeeds');
+    t.ok(
+      results.every((r) => r !== null),
+      'every roll succeeds',
+    );
     const final = (await store.getClient(client.clientId))!;
     t.ok(hashes.includes(final.secretHash));
     // Each roll's previous hash is the hash current when it applied: the rolls form one chain from the original hash.
@@ -266,7 +273,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.same(await store.getServiceAccount(aligned.id), aligned);
     t.equal(await store.createServiceAccount(serviceAccountRecord({ id: aligned.id })), false, 'an existing id is refused');
     t.equal(await store.createServiceAccount(serviceAccountRecord({ accessId: aligned.accessId })), false, 'an existing Access ID is refused');
-    t.equal(await store.deleteServiceAccountByAccessId(aligned.accessId), aligned.id, 'the deleted account\'s id is returned');
+    t.equal(await store.deleteServiceAccountByAccessId(aligned.accessId), aligned.id, "the deleted account's id is returned");
     t.equal(await store.deleteServiceAccountByAccessId(aligned.accessId), null, 'once');
     t.equal(await store.getServiceAccount(aligned.id), null);
     t.same(await store.serviceAccountForRequest(aligned.accessId, 'n'), { account: null, nonceUsed: false }, 'its Access ID is unknown at once');
@@ -310,7 +317,11 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal((await store.findServiceAccountByAccessId(a.accessId))?.accessId, a.accessId, 'the Access ID is unchanged');
 
     t.equal((await store.addServiceAccountKey(a.id, { ...second, addedAt: '2026-04-01T00:00:00.000Z' })).outcome, 'key_exists');
-    t.equal((await store.addServiceAccountKey(a.id, { ...third, fingerprint: 'SHA256:other', publicKeyBytes: second.publicKeyBytes })).outcome, 'key_exists', 'the same key bytes count as the same key');
+    t.equal(
+      (await store.addServiceAccountKey(a.id, { ...third, fingerprint: 'SHA256:other', publicKeyBytes: second.publicKeyBytes })).outcome,
+      'key_exists',
+      'the same key bytes count as the same key',
+    );
     const full = await store.addServiceAccountKey(a.id, third);
     t.equal(full.outcome, 'key_limit');
     t.same(full.account?.publicKeys, [first, second], 'a refusal changes nothing');
@@ -321,7 +332,15 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.same(await store.removeServiceAccountKey(randomUUID(), first.fingerprint), { outcome: 'account_not_found', account: null });
     const removed = await store.removeServiceAccountKey(a.id, first.fingerprint);
     t.equal(removed.outcome, 'removed');
-    const rotated = { ...a, publicKey: second.publicKey, publicKeyBytes: second.publicKeyBytes, fingerprint: second.fingerprint, publicKeys: [second], lastUsedAt: '2026-02-01T10:00:00.000Z', lastUsedIp: '10.0.0.1' };
+    const rotated = {
+      ...a,
+      publicKey: second.publicKey,
+      publicKeyBytes: second.publicKeyBytes,
+      fingerprint: second.fingerprint,
+      publicKeys: [second],
+      lastUsedAt: '2026-02-01T10:00:00.000Z',
+      lastUsedIp: '10.0.0.1',
+    };
     t.same(removed.account, rotated, 'the remaining key becomes the top-level one');
     t.same(await store.getServiceAccount(a.id), rotated);
     t.equal((await store.serviceAccountForRequest(a.accessId, 'n')).account?.publicKeyBytes, second.publicKeyBytes);
@@ -339,7 +358,12 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     const store = await factory(t);
     const a = serviceAccountRecord();
     await store.createServiceAccount(a);
-    const keys = Array.from({ length: 6 }, (_, i) => ({ publicKey: `ssh-ed25519 AAAA k${i}`, publicKeyBytes: String(i).repeat(43), fingerprint: `SHA256:k${i}`, addedAt: '2026-03-01T00:00:00.000Z' }));
+    const keys = Array.from({ length: 6 }, (_, i) => ({
+      publicKey: `ssh-ed25519 AAAA k${i}`,
+      publicKeyBytes: String(i).repeat(43),
+      fingerprint: `SHA256:k${i}`,
+      addedAt: '2026-03-01T00:00:00.000Z',
+    }));
     const outcomes = await Promise.all(keys.map((key) => store.addServiceAccountKey(a.id, key)));
     t.equal(outcomes.filter((o) => o.outcome === 'added').length, 1);
     t.equal(outcomes.filter((o) => o.outcome === 'key_limit').length, 5);
@@ -450,7 +474,11 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(await store.consumeNonce(a.accessId, 'nonce-3', 300), 'fresh', 'without a version: any record');
 
     await store.deleteServiceAccount(a.id);
-    t.equal(await store.consumeNonce(a.accessId, 'nonce-4', 300, removed.account ? removed.version : ''), 'account_gone', 'a deleted account: gone, whatever the version');
+    t.equal(
+      await store.consumeNonce(a.accessId, 'nonce-4', 300, removed.account ? removed.version : ''),
+      'account_gone',
+      'a deleted account: gone, whatever the version',
+    );
   });
 
   t.test('consumeNonce: concurrent uses of one nonce, exactly one is fresh', async (t) => {
@@ -506,11 +534,24 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.same(await store.reserveAttempt(limits, 3600), { allowed: true, retryAfterSeconds: 0 });
     const refused = await store.reserveAttempt(limits, 60);
     t.equal(refused.allowed, false, 'pair:x is at its max of 2');
-    t.ok(refused.retryAfterSeconds >= 59 && refused.retryAfterSeconds <= 60, `retry after ${refused.retryAfterSeconds}: the window started at the first attempt, not extended to 3600`);
-    t.same(await store.reserveAttempt([{ key: 'ip:1.2.3.4', max: 3 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'the refusal counted nothing: ip is at 2 of 3');
+    t.ok(
+      refused.retryAfterSeconds >= 59 && refused.retryAfterSeconds <= 60,
+      `retry after ${refused.retryAfterSeconds}: the window started at the first attempt, not extended to 3600`,
+    );
+    t.same(
+      await store.reserveAttempt([{ key: 'ip:1.2.3.4', max: 3 }], 60),
+      { allowed: true, retryAfterSeconds: 0 },
+      'the refusal counted nothing: ip is at 2 of 3',
+    );
     t.equal((await store.reserveAttempt([{ key: 'ip:1.2.3.4', max: 3 }], 60)).allowed, false, 'now ip is at 3');
     t.same(await store.reserveAttempt([{ key: 'pair:y', max: 1 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'keys are independent');
-    const both = await store.reserveAttempt([{ key: 'pair:y', max: 1 }, { key: 'other', max: 5 }], 60);
+    const both = await store.reserveAttempt(
+      [
+        { key: 'pair:y', max: 1 },
+        { key: 'other', max: 5 },
+      ],
+      60,
+    );
     t.equal(both.allowed, false, 'one key at its max refuses the whole attempt');
     t.same(await store.reserveAttempt([{ key: 'other', max: 1 }], 60), { allowed: true, retryAfterSeconds: 0 }, 'and counts none of the others');
   });
@@ -524,7 +565,11 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     await store.reserveAttempt([{ key: 'pair:c', max: 1 }], 5);
     await store.reserveAttempt([{ key: 'ip:c', max: 1 }], 120);
     t.same(await store.checkAttempt([{ key: 'pair:c', max: 2 }]), free, 'under a higher max');
-    const refused = await store.checkAttempt([{ key: 'pair:c', max: 1 }, { key: 'ip:c', max: 1 }, { key: 'unused', max: 1 }]);
+    const refused = await store.checkAttempt([
+      { key: 'pair:c', max: 1 },
+      { key: 'ip:c', max: 1 },
+      { key: 'unused', max: 1 },
+    ]);
     t.equal(refused.allowed, false, 'a key at its max refuses');
     t.ok(refused.retryAfterSeconds > 5 && refused.retryAfterSeconds <= 120, `retry after ${refused.retryAfterSeconds}: the longer window`);
   });
@@ -533,7 +578,13 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     const store = await factory(t);
     await store.reserveAttempt([{ key: 'short', max: 1 }], 5);
     await store.reserveAttempt([{ key: 'long', max: 1 }], 120);
-    const refused = await store.reserveAttempt([{ key: 'short', max: 1 }, { key: 'long', max: 1 }], 60);
+    const refused = await store.reserveAttempt(
+      [
+        { key: 'short', max: 1 },
+        { key: 'long', max: 1 },
+      ],
+      60,
+    );
     t.equal(refused.allowed, false);
     t.ok(refused.retryAfterSeconds > 5 && refused.retryAfterSeconds <= 120, `retry after ${refused.retryAfterSeconds}`);
   });

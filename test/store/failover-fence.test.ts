@@ -35,7 +35,11 @@ t.test('the fence refuses signatures created up to the first sighting plus the s
   t.equal(records, 1, 'a promoted master is looked up once, however many requests meet it at once');
   const refused = await fence.check(PROMOTED, fenceSeconds).catch((e: unknown) => e);
   t.type(refused, SignaturePredatesFailoverError, 'created at the fence plus the skew: refused');
-  t.equal((refused as SignaturePredatesFailoverError).retryAfterSeconds, fenceSeconds + 1 - Math.floor(now / 1000), 'Retry-After: until a signature made then passes');
+  t.equal(
+    (refused as SignaturePredatesFailoverError).retryAfterSeconds,
+    fenceSeconds + 1 - Math.floor(now / 1000),
+    'Retry-After: until a signature made then passes',
+  );
   t.ok((refused as SignaturePredatesFailoverError).retryAfterSeconds <= CLOCK_SKEW_SECONDS + 2);
   await t.rejects(fence.check(PROMOTED, Math.floor(now / 1000) - 200), SignaturePredatesFailoverError, 'a signature from before the failover: refused');
 
@@ -48,7 +52,11 @@ t.test('the fence refuses signatures created up to the first sighting plus the s
   t.equal(refusedLater.retryAfterSeconds, 1, 'a fence long past asks for no wait beyond a second');
 
   // A second failover: a new id, a new fence.
-  await t.rejects(later.check({ replid: 'b'.repeat(40), continued: true }, fenceSeconds + 1), SignaturePredatesFailoverError, 'the next promoted master fences from its own sighting');
+  await t.rejects(
+    later.check({ replid: 'b'.repeat(40), continued: true }, fenceSeconds + 1),
+    SignaturePredatesFailoverError,
+    'the next promoted master fences from its own sighting',
+  );
 });
 
 t.test('a failed lookup fails the request (closed) and is asked again by the next one', async (t) => {
@@ -69,22 +77,29 @@ t.test("the master's identity from the replication ids the script returns", asyn
   t.throws(() => masterIdentityOf('', ''), /no master_replid/, 'no id: fails (closed) rather than guess');
   holds(
     t,
-    fc.property(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }), fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 })), (replid, replid2) => {
-      const identity = masterIdentityOf(replid, replid2);
-      return identity.replid === replid && identity.continued === (/^[0-9a-f]{40}$/.test(replid2) && /[1-9a-f]/.test(replid2));
-    }),
+    fc.property(
+      fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 }),
+      fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 })),
+      (replid, replid2) => {
+        const identity = masterIdentityOf(replid, replid2);
+        return identity.replid === replid && identity.continued === (/^[0-9a-f]{40}$/.test(replid2) && /[1-9a-f]/.test(replid2));
+      },
+    ),
     300,
   );
   holds(
     t,
-    fc.property(fc.string().filter((s) => !/^[0-9a-f]{40}$/.test(s)), (replid) => {
-      try {
-        masterIdentityOf(replid, '');
-        return false;
-      } catch {
-        return true;
-      }
-    }),
+    fc.property(
+      fc.string().filter((s) => !/^[0-9a-f]{40}$/.test(s)),
+      (replid) => {
+        try {
+          masterIdentityOf(replid, '');
+          return false;
+        } catch {
+          return true;
+        }
+      },
+    ),
     300,
   );
 });
@@ -111,21 +126,48 @@ t.test('a store: the nonce a held-back replica never received is refused after i
   t.equal(await store.consumeNonce(account.accessId, 'lost-too', 60, undefined, created()), 'fresh');
   t.ok(redis.link.heldBytes() > 0, 'the nonces are held on the link');
   await redis.failover();
-  await until(async () => (await store.ping().then(() => true, () => false)) && (await unguarded.ping().then(() => true, () => false)), 'the stores reach the promoted replica', 10_000);
+  await until(
+    async () =>
+      (await store.ping().then(
+        () => true,
+        () => false,
+      )) &&
+      (await unguarded.ping().then(
+        () => true,
+        () => false,
+      )),
+    'the stores reach the promoted replica',
+    10_000,
+  );
   t.not(await infoField(redis.replica, 'replication', 'master_replid2'), '0'.repeat(40), 'the promoted replica keeps its old master id as its second');
 
   const replay = await store.consumeNonce(account.accessId, 'lost', 60, undefined, created()).catch((e: unknown) => e);
   t.type(replay, SignaturePredatesFailoverError, 'the replayed nonce, unknown to the new master: refused by the fence');
-  t.ok((replay as SignaturePredatesFailoverError).retryAfterSeconds >= 1 && (replay as SignaturePredatesFailoverError).retryAfterSeconds <= CLOCK_SKEW_SECONDS + 2, 'with a Retry-After of about the skew');
-  t.equal(await unguarded.consumeNonce(account.accessId, 'lost-too', 60), 'fresh', 'without the fence the lost nonce is accepted again (what the fence prevents)');
+  t.ok(
+    (replay as SignaturePredatesFailoverError).retryAfterSeconds >= 1 && (replay as SignaturePredatesFailoverError).retryAfterSeconds <= CLOCK_SKEW_SECONDS + 2,
+    'with a Retry-After of about the skew',
+  );
+  t.equal(
+    await unguarded.consumeNonce(account.accessId, 'lost-too', 60),
+    'fresh',
+    'without the fence the lost nonce is accepted again (what the fence prevents)',
+  );
   t.equal(await store.consumeNonce(account.accessId, 'replicated', 60, undefined, created()), 'used', 'a nonce the replica received is refused as used');
 
   const fences = (await redis.replica.command('HGETALL', `${prefix}failover-fences`)) as string[];
   t.equal(fences.length, 2, 'one fence recorded, on the new master');
   t.equal(fences[0], await infoField(redis.replica, 'replication', 'master_replid'), "under the new master's id");
   const later = await open({ nonceFailover: 'fence' });
-  await t.rejects(later.consumeNonce(account.accessId, 'other', 60, undefined, created()), SignaturePredatesFailoverError, 'a gateway started after the failover reads the same fence');
+  await t.rejects(
+    later.consumeNonce(account.accessId, 'other', 60, undefined, created()),
+    SignaturePredatesFailoverError,
+    'a gateway started after the failover reads the same fence',
+  );
   const fenceSeconds = Math.floor((Number(fences[1]) + GATEWAY_CLOCK_MARGIN_MS) / 1000) + CLOCK_SKEW_SECONDS;
-  t.equal(await later.consumeNonce(account.accessId, 'signed-after', 60, undefined, fenceSeconds + 1), 'fresh', 'a signature created after the fence plus the skew passes');
+  t.equal(
+    await later.consumeNonce(account.accessId, 'signed-after', 60, undefined, fenceSeconds + 1),
+    'fresh',
+    'a signature created after the fence plus the skew passes',
+  );
   t.same(await redis.replica.command('HGETALL', `${prefix}failover-fences`), fences, 'the fence is not moved by later sightings');
 });

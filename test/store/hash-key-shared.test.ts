@@ -41,7 +41,10 @@ t.test('FLUSHALL: a client created afterwards on one instance authenticates on t
   const fromB = await createClient(b, ['sales']);
   t.equal(await tokenStatus(a, fromB), 200, 'and the other way round');
   t.equal(await redis.command('GET', prefix + HASH_KEY), key, 'the key the instances held was written back, not replaced');
-  t.ok(a.logs.lines.some((l) => l.includes('restored the key this instance holds')), 'the restoration is logged');
+  t.ok(
+    a.logs.lines.some((l) => l.includes('restored the key this instance holds')),
+    'the restoration is logged',
+  );
 
   const late = await startTestGateway(t, { config: { redis_url: redis.url }, redisPrefix: prefix });
   t.equal(await tokenStatus(late, after), 200, 'an instance started later uses the same key');
@@ -80,7 +83,12 @@ t.test('clients but no key, and no instance holding it: refused loudly, resolved
   const refused = await tokenRequest(fresh, { client_id: client.client_id, client_secret: client.client_secret });
   t.equal(refused.statusCode, 503, 'the token endpoint refuses rather than answer 401 under a made-up key');
   t.equal(refused.json().error, 'store_unavailable');
-  const created = await fresh.gateway.adminApp.inject({ method: 'POST', url: '/admin/v1/clients', headers: { authorization: `Bearer ${fresh.adminToken}` }, payload: { name: 'x', scopes: ['sales'] } });
+  const created = await fresh.gateway.adminApp.inject({
+    method: 'POST',
+    url: '/admin/v1/clients',
+    headers: { authorization: `Bearer ${fresh.adminToken}` },
+    payload: { name: 'x', scopes: ['sales'] },
+  });
   t.equal(created.statusCode, 503, 'and no client is created under a key of its own');
   t.equal(await redis.command('GET', prefix + HASH_KEY), null, 'the fresh instance did not create a key');
   const errors = fresh.logs.lines.filter((l) => l.includes('client-secret hashing key missing'));
@@ -110,7 +118,10 @@ t.test('a key file: shared without the store, whatever the store lost', async (t
 
   const short = join(dir, 'short');
   writeFileSync(short, randomBytes(16).toString('hex'));
-  t.throws(() => settingsFrom({ client_secret_hash_key_file: short }), { name: 'SettingsError', message: /GATEWAY_CLIENT_SECRET_HASH_KEY_FILE: .* holds 16 bytes; at least 32/ });
+  t.throws(() => settingsFrom({ client_secret_hash_key_file: short }), {
+    name: 'SettingsError',
+    message: /GATEWAY_CLIENT_SECRET_HASH_KEY_FILE: .* holds 16 bytes; at least 32/,
+  });
   writeFileSync(short, 'not a key!');
   t.throws(() => settingsFrom({ client_secret_hash_key_file: short }), { message: /must hold one key in hex or base64url/ });
 });

@@ -61,13 +61,16 @@ async function seen(store: RedisCredentialStore, account: ServiceAccountRecord) 
   return { verifies, listed, byId };
 }
 
-for (const [kind, make] of [['an id in the slot of its Access ID', alignedAccount], ['an id of its own slot', () => serviceAccountRecord()]] as const) {
+for (const [kind, make] of [
+  ['an id in the slot of its Access ID', alignedAccount],
+  ['an id of its own slot', () => serviceAccountRecord()],
+] as const) {
   t.test(`service account (${kind}): a create answered 503 whose record lands later is listed and found by id`, async (t) => {
     const setup = await setUp(t);
     const account = make();
     setup.proxy.holdFrom((chunk) => chunk.includes(`sa:{${account.accessId}}`));
     await t.rejects(setup.held.createServiceAccount(account), StoreUnavailableError, 'answered 503');
-    t.ok(setup.proxy.holding, 'the record\'s write was held');
+    t.ok(setup.proxy.holding, "the record's write was held");
     t.same(await seen(setup.store, account), { verifies: false, listed: false, byId: false }, 'nothing verifies meanwhile');
     await releaseAndSettle(setup);
     t.same(await seen(setup.store, account), { verifies: true, listed: true, byId: true }, 'once written, it verifies and is listed and found');
@@ -86,9 +89,17 @@ for (const [kind, make] of [['an id in the slot of its Access ID', alignedAccoun
     t.equal(report.serviceAccounts.listed, 1);
     await releaseAndSettle(setup);
     t.same(await seen(setup.store, account), { verifies: false, listed: false, byId: false }, 'the late write is refused: nothing verifies, nothing to list');
-    t.same(await setup.redis.keys(`${setup.prefix}*`).then((keys) => keys.filter((k) => !k.endsWith(':void') && !k.includes('layout'))), [], 'nothing but the void marks is left');
+    t.same(
+      await setup.redis.keys(`${setup.prefix}*`).then((keys) => keys.filter((k) => !k.endsWith(':void') && !k.includes('layout'))),
+      [],
+      'nothing but the void marks is left',
+    );
     const again = await setup.store.repairIndexes(SETTLE);
-    t.same([again.serviceAccounts.indexAdded, again.serviceAccounts.indexRemoved, again.serviceAccounts.pointersAdded, again.serviceAccounts.pointersRemoved], [0, 0, 0, 0], 'a second repair finds nothing to do');
+    t.same(
+      [again.serviceAccounts.indexAdded, again.serviceAccounts.indexRemoved, again.serviceAccounts.pointersAdded, again.serviceAccounts.pointersRemoved],
+      [0, 0, 0, 0],
+      'a second repair finds nothing to do',
+    );
   });
 }
 
@@ -150,7 +161,11 @@ t.test('without the list index: accounts are found and deleted by id or Access I
   t.equal(await store.getServiceAccount(unaligned.id), null, 'its id finds nothing now...');
   t.same(await store.findServiceAccountByAccessId(unaligned.accessId), unaligned, '...its Access ID still does');
   const report = await store.repairIndexes(SETTLE);
-  t.same(report.serviceAccounts, { records: 3, listed: 3, indexAdded: 3, indexRemoved: 0, pointersAdded: 2, pointersRemoved: 0 }, 'every record listed again; the lost pointer and the older account\'s made');
+  t.same(
+    report.serviceAccounts,
+    { records: 3, listed: 3, indexAdded: 3, indexRemoved: 0, pointersAdded: 2, pointersRemoved: 0 },
+    "every record listed again; the lost pointer and the older account's made",
+  );
   t.same(report.clients, { records: 2, listed: 2, indexAdded: 2, indexRemoved: 0 });
   t.equal(report.nodesScanned, 1);
   t.same((await store.listServiceAccounts({ limit: 10 })).items.map((a) => a.id).sort(), [kept.id, unaligned.id, older.id].sort());
@@ -159,7 +174,11 @@ t.test('without the list index: accounts are found and deleted by id or Access I
   t.equal(await store.deleteServiceAccountByAccessId(older.accessId), older.id, 'deleted by Access ID');
   t.equal(await redis.hexists(keys.accessIdsById, older.id), 0, 'with its old id map entry');
   const again = await store.repairIndexes(SETTLE);
-  t.same([again.serviceAccounts.indexAdded, again.serviceAccounts.pointersAdded, again.clients.indexAdded, again.serviceAccounts.indexRemoved], [0, 0, 0, 0], 'idempotent');
+  t.same(
+    [again.serviceAccounts.indexAdded, again.serviceAccounts.pointersAdded, again.clients.indexAdded, again.serviceAccounts.indexRemoved],
+    [0, 0, 0, 0],
+    'idempotent',
+  );
 });
 
 t.test('several repairs at once, in small batches: each record listed, each stray entry removed once', async (t) => {
@@ -172,9 +191,20 @@ t.test('several repairs at once, in small batches: each record listed, each stra
   await redis.zrem(keys.accountIndex, ...accounts.slice(0, 9).map((a) => a.id));
   const reports = await Promise.all([1, 2, 3].map(() => store.repairIndexes({ ...SETTLE, batchSize: 3 })));
   const total = (pick: (r: (typeof reports)[number]) => number) => reports.reduce((sum, r) => sum + pick(r), 0);
-  t.equal(total((r) => r.serviceAccounts.indexAdded), 9, 'the 9 unlisted records added once in all');
-  t.equal(total((r) => r.serviceAccounts.indexRemoved), 7, 'the 7 stray entries removed once in all');
-  t.ok(reports.every((r) => r.serviceAccounts.records === 20), 'each repair saw every record');
+  t.equal(
+    total((r) => r.serviceAccounts.indexAdded),
+    9,
+    'the 9 unlisted records added once in all',
+  );
+  t.equal(
+    total((r) => r.serviceAccounts.indexRemoved),
+    7,
+    'the 7 stray entries removed once in all',
+  );
+  t.ok(
+    reports.every((r) => r.serviceAccounts.records === 20),
+    'each repair saw every record',
+  );
   t.same((await redis.zrange(keys.accountIndex, 0, -1)).sort(), accounts.map((a) => a.id).sort());
   for (const account of accounts.slice(0, 3)) t.same(await seen(store, account), { verifies: true, listed: true, byId: true });
 });
@@ -185,7 +215,10 @@ t.test('a repair runs while requests go on: its SCAN and their scripts share the
   const setup = await setUp(t);
   const account = alignedAccount();
   await setup.store.createServiceAccount(account);
-  const [report, ...uses] = await Promise.all([setup.store.repairIndexes(SETTLE), ...Array.from({ length: 5 }, (_, i) => setup.store.consumeNonce(account.accessId, `n${i}`, 60))]);
+  const [report, ...uses] = await Promise.all([
+    setup.store.repairIndexes(SETTLE),
+    ...Array.from({ length: 5 }, (_, i) => setup.store.consumeNonce(account.accessId, `n${i}`, 60)),
+  ]);
   t.same(uses, ['fresh', 'fresh', 'fresh', 'fresh', 'fresh']);
   t.equal(report.serviceAccounts.records, 1);
 });

@@ -16,8 +16,18 @@ const timedOut = () => Promise.reject(new Error('Command timed out'));
 const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });
 
 t.test('isUnavailability: a lost connection, a timeout or a refused slot is; an ordinary reply is not', async (t) => {
-  for (const error of [new Error('Command timed out'), new Error('Connection is closed.'), new DeadlineError(350), replyError('CLUSTERDOWN The cluster is down'), replyError('TRYAGAIN'), replyError('LOADING Redis is loading'), 'not even an Error']) t.ok(isUnavailability(error), String(error));
-  for (const error of [replyError('NOSCRIPT No matching script'), replyError('WRONGTYPE Operation against a key'), replyError('ERR syntax error')]) t.notOk(isUnavailability(error), String(error));
+  for (const error of [
+    new Error('Command timed out'),
+    new Error('Connection is closed.'),
+    new DeadlineError(350),
+    replyError('CLUSTERDOWN The cluster is down'),
+    replyError('TRYAGAIN'),
+    replyError('LOADING Redis is loading'),
+    'not even an Error',
+  ])
+    t.ok(isUnavailability(error), String(error));
+  for (const error of [replyError('NOSCRIPT No matching script'), replyError('WRONGTYPE Operation against a key'), replyError('ERR syntax error')])
+    t.notOk(isUnavailability(error), String(error));
 });
 
 t.test('routingKeyOf: the key each command is sent by', async (t) => {
@@ -48,8 +58,20 @@ t.test('a breaker per node: only the failing node opens; a reply is the node wor
   t.teardown(() => breakers.close());
   breakers.onTransition((event) => events.push(event));
 
-  for (let i = 0; i < 5; i++) await t.rejects(breakers.run('a:1', () => Promise.reject(replyError('NOSCRIPT'))), { name: 'ReplyError' }, 'a reply passes as it is');
-  t.same(breakers.states(), [{ node: 'a:1', up: true, reason: undefined }, { node: 'b:2', up: true, reason: undefined }], 'and opens nothing');
+  for (let i = 0; i < 5; i++)
+    await t.rejects(
+      breakers.run('a:1', () => Promise.reject(replyError('NOSCRIPT'))),
+      { name: 'ReplyError' },
+      'a reply passes as it is',
+    );
+  t.same(
+    breakers.states(),
+    [
+      { node: 'a:1', up: true, reason: undefined },
+      { node: 'b:2', up: true, reason: undefined },
+    ],
+    'and opens nothing',
+  );
   for (let i = 0; i < 3; i++) await t.rejects(breakers.run('a:1', timedOut), NodeUnavailableError);
   t.same(events, [{ kind: 'down', node: 'a:1', reason: 'Command timed out' }], 'three in a row open a:1');
   let called = false;
@@ -58,12 +80,18 @@ t.test('a breaker per node: only the failing node opens; a reply is the node wor
   t.equal((refused as NodeUnavailableError).node, 'a:1');
   t.equal(called, false, 'without sending');
   t.equal(await breakers.run('b:2', async () => 'answered'), 'answered', 'b:2 keeps serving');
-  t.match(breakers.states(), [{ node: 'a:1', up: false, reason: 'Command timed out' }, { node: 'b:2', up: true }]);
-  await until(() => breakers.states()[0]!.reason === 'connect ECONNREFUSED', 'then the reason is the probe\'s latest');
+  t.match(breakers.states(), [
+    { node: 'a:1', up: false, reason: 'Command timed out' },
+    { node: 'b:2', up: true },
+  ]);
+  await until(() => breakers.states()[0]!.reason === 'connect ECONNREFUSED', "then the reason is the probe's latest");
 
   for (let i = 0; i < 3; i++) await t.rejects(breakers.run('b:2', timedOut), NodeUnavailableError);
   const whole = await breakers.run('b:2', async () => 'x').catch((error: unknown) => error);
-  t.ok(whole instanceof StoreUnavailableError && !(whole instanceof NodeUnavailableError), 'every master down: a plain StoreUnavailableError, which the store-wide breaker counts');
+  t.ok(
+    whole instanceof StoreUnavailableError && !(whole instanceof NodeUnavailableError),
+    'every master down: a plain StoreUnavailableError, which the store-wide breaker counts',
+  );
 
   aAnswers = true;
   await until(() => events.some((e) => e.kind === 'up' && e.node === 'a:1'), 'a:1 answers again');
@@ -72,16 +100,28 @@ t.test('a breaker per node: only the failing node opens; a reply is the node wor
   masters = ['a:1', 'c:3'];
   await until(() => events.some((e) => e.kind === 'up' && e.node === 'b:2'), 'b:2 lost its slots');
   t.match(events.at(-1), { kind: 'up', node: 'b:2', moved: true }, 'its slots moved to another master');
-  t.same(breakers.states().map((s) => s.node), ['a:1', 'c:3'], 'the lost node is forgotten');
+  t.same(
+    breakers.states().map((s) => s.node),
+    ['a:1', 'c:3'],
+    'the lost node is forgotten',
+  );
 });
 
-t.test('the store-wide breaker does not count one node\'s failures', async (t) => {
+t.test("the store-wide breaker does not count one node's failures", async (t) => {
   const breaker = new StoreBreaker({ probe: async () => {}, failureThreshold: 3 });
   t.teardown(() => breaker.close());
   await breaker.start();
-  for (let i = 0; i < 10; i++) await t.rejects(breaker.run(() => Promise.reject(new NodeUnavailableError('a:1', new Error('Command timed out')))), NodeUnavailableError);
+  for (let i = 0; i < 10; i++)
+    await t.rejects(
+      breaker.run(() => Promise.reject(new NodeUnavailableError('a:1', new Error('Command timed out')))),
+      NodeUnavailableError,
+    );
   t.ok(breaker.up, 'ten node failures: still up');
-  for (let i = 0; i < 3; i++) await t.rejects(breaker.run(() => Promise.reject(new StoreUnavailableError(new Error('Cluster is not ready')))), StoreUnavailableError);
+  for (let i = 0; i < 3; i++)
+    await t.rejects(
+      breaker.run(() => Promise.reject(new StoreUnavailableError(new Error('Cluster is not ready')))),
+      StoreUnavailableError,
+    );
   t.notOk(breaker.up, 'three store-wide failures open it');
 });
 
@@ -101,7 +141,6 @@ t.test('a command gets its answer or fails within the command timeout plus the m
   const took = performance.now() - started;
   t.type(error, DeadlineError);
   t.ok(took >= 190 && took < 600, `failed after ${took.toFixed(0)} ms (100 ms timeout + 100 ms margin)`);
-  await t.rejects(routed.pingAnyMaster(), DeadlineError, 'the store\'s ping too');
+  await t.rejects(routed.pingAnyMaster(), DeadlineError, "the store's ping too");
   t.equal(routed.nodes, undefined, 'one server: no breakers per node');
 });
-

@@ -49,7 +49,11 @@ t.test('the keys of 200 credentials spread over all three masters, and every ope
   // 100 accounts x 4 keys + 100 clients x 2 keys, hashed by credential: each master holds a fair
   // share (about a third, 200); one global tag would put every record on one master.
   for (const count of perNode) t.ok(count > 100, `every master holds many credential keys (${count})`);
-  t.equal(perNode.reduce((a, b) => a + b, 0), 100 * 4 + 100 * 2 + 2 + 1, 'records, usage, nonces, id pointers, revocations, 2 indexes, the layout version, nothing else');
+  t.equal(
+    perNode.reduce((a, b) => a + b, 0),
+    100 * 4 + 100 * 2 + 2 + 1,
+    'records, usage, nonces, id pointers, revocations, 2 indexes, the layout version, nothing else',
+  );
   // A retired signing key's mark is in a slot of its own, read in the same call as each client's keys.
   await store.retireSigningKey('retired-kid', Math.floor(Date.now() / 1000) + 600);
   for (const c of clients) t.same(await store.bearerState(c.clientId, 'jti', 'retired-kid'), { client: c, revoked: true, signingKeyRetired: true });
@@ -63,7 +67,10 @@ t.test('the keys of 200 credentials spread over all three masters, and every ope
     cursor = result.nextCursor;
   }
   t.equal(listed.length, 100, 'paging reads every account from every master');
-  t.ok(listed.every((a) => a.lastUsedIp === '10.0.0.1'), 'with its usage');
+  t.ok(
+    listed.every((a) => a.lastUsedIp === '10.0.0.1'),
+    'with its usage',
+  );
   t.equal((await store.listClients({ limit: 1000 })).items.length, 100);
   for (const a of accounts.slice(0, 20)) t.equal(await store.deleteServiceAccount(a.id), true);
   for (const c of clients.slice(0, 20)) t.equal(await store.deleteClient(c.clientId), true);
@@ -89,7 +96,7 @@ t.test('without the list indexes: accounts found and deleted by id or Access ID;
   await raw.del(`${prefix}index:sas`);
   await raw.del(`${prefix}index:clients`);
   t.same((await store.listServiceAccounts({ limit: 100 })).items, [], 'no list shows them');
-  t.same(await store.getServiceAccount(accounts[0]!.id), accounts[0], 'found by id: the id key shares the record\'s slot');
+  t.same(await store.getServiceAccount(accounts[0]!.id), accounts[0], "found by id: the id key shares the record's slot");
   t.equal(await store.deleteServiceAccount(accounts[0]!.id), true, 'deleted by id');
   t.equal(await store.deleteServiceAccountByAccessId(accounts[1]!.accessId), accounts[1]!.id, 'deleted by Access ID');
   const report = await store.repairIndexes({ settleMs: 50, batchSize: 20 });
@@ -144,7 +151,10 @@ t.test('a watcher whose subscriber connection is cut opens another and re-reads:
   let calls = 0;
   watched.watchMeta('keys', () => {
     calls++;
-    watched.getMeta('keys').then((v) => (seen = v), () => {});
+    watched.getMeta('keys').then(
+      (v) => (seen = v),
+      () => {},
+    );
   });
   await until(() => calls === 1, 'the watch is subscribed', 3000);
   await writer.compareAndSetMeta('keys', null, 'v1');
@@ -179,12 +189,21 @@ t.test('a lost master holding the retired-key mark: bearerState still answers fo
   const hung = cluster.servers.find((s) => s.port === markMaster)!;
   hung.child.kill('SIGSTOP');
   try {
-    t.same(await store.bearerState(elsewhere.clientId, 'jti', kid), { client: elsewhere, revoked: false, signingKeyRetired: null }, 'the client answers; the mark is unread, not "not retired"');
-    if (beside) await t.rejects(store.bearerState(beside.clientId, 'jti', kid), { name: 'NodeUnavailableError' }, "a client on the lost master fails as before");
+    t.same(
+      await store.bearerState(elsewhere.clientId, 'jti', kid),
+      { client: elsewhere, revoked: false, signingKeyRetired: null },
+      'the client answers; the mark is unread, not "not retired"',
+    );
+    if (beside)
+      await t.rejects(store.bearerState(beside.clientId, 'jti', kid), { name: 'NodeUnavailableError' }, 'a client on the lost master fails as before');
   } finally {
     hung.child.kill('SIGCONT');
   }
-  await until(async () => (await store.bearerState(elsewhere.clientId, 'jti', kid).catch(() => null))?.signingKeyRetired === false, 'the mark is read again once the master answers', 10_000);
+  await until(
+    async () => (await store.bearerState(elsewhere.clientId, 'jti', kid).catch(() => null))?.signingKeyRetired === false,
+    'the mark is read again once the master answers',
+    10_000,
+  );
 });
 
 /** The port of the master that serves a key's slot. */

@@ -59,7 +59,10 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   const store = open();
   await store.connect();
   t.same(store.migration?.moved, { clients: 3, serviceAccounts: 3, nonces: 1, failureCounters: 1 });
-  const byId = <T>(id: (x: T) => string) => (x: T, y: T) => (id(x) < id(y) ? -1 : 1);
+  const byId =
+    <T>(id: (x: T) => string) =>
+    (x: T, y: T) =>
+      id(x) < id(y) ? -1 : 1;
   const used = { ...data.accounts[0]!, lastUsedAt: '2026-01-02T00:00:00.000Z', lastUsedIp: '10.9.9.9' };
   const accounts = [used, ...data.accounts.slice(1)].sort(byId((a) => a.id));
   t.same(await store.listClients({ limit: 10 }), { items: [...data.clients].sort(byId((c) => c.clientId)), nextCursor: null });
@@ -73,7 +76,11 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   t.ok(nonceTtl > 0 && nonceTtl <= 300, `and keeps what was left of its lifetime (${nonceTtl} s)`);
 
   const client = data.clients[0]!;
-  t.same(await store.bearerState(client.clientId, data.jti, 'kid'), { client, revoked: true, signingKeyRetired: false }, 'an old revocation mark is still honoured');
+  t.same(
+    await store.bearerState(client.clientId, data.jti, 'kid'),
+    { client, revoked: true, signingKeyRetired: false },
+    'an old revocation mark is still honoured',
+  );
   t.same(await store.bearerState(client.clientId, randomUUID(), 'kid'), { client, revoked: false, signingKeyRetired: false });
   t.equal(await store.getMeta('jwt-signing-keys'), '{"keys":[]}', 'meta keys keep their names');
   t.equal(await store.getSession('s1'), 'session-data', 'sessions keep their names');
@@ -83,14 +90,20 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   t.equal(attempt.allowed, false, 'failure counters moved with their count...');
   t.ok(attempt.retryAfterSeconds <= 250 && attempt.retryAfterSeconds > 200, `...and what was left of their window (${attempt.retryAfterSeconds} s)`);
 
-  const left = (await redis.keys(`${data.prefix}*`)).map((k) => k.slice(data.prefix.length)).filter((k) => !k.includes('{') && !k.startsWith('index:') && !k.startsWith('layout:'));
+  const left = (await redis.keys(`${data.prefix}*`))
+    .map((k) => k.slice(data.prefix.length))
+    .filter((k) => !k.includes('{') && !k.startsWith('index:') && !k.startsWith('layout:'));
   t.same(left.sort(), ['meta:jwt-signing-keys', `revoked:${data.jti}`, 'session:s1'].sort(), 'no other key of the first layout is left');
   t.equal(await redis.get(`${data.prefix}layout:version`), '2');
 
   const again = open();
   await again.connect();
   t.same(again.migration?.moved, { clients: 0, serviceAccounts: 0, nonces: 0, failureCounters: 0 }, 'a second start moves nothing');
-  t.same(await again.bearerState(client.clientId, data.jti, 'kid'), { client, revoked: true, signingKeyRetired: false }, 'and honours the old revocation marks too');
+  t.same(
+    await again.bearerState(client.clientId, data.jti, 'kid'),
+    { client, revoked: true, signingKeyRetired: false },
+    'and honours the old revocation marks too',
+  );
   t.equal(await again.deleteServiceAccount(used.id), true, 'a moved account is deleted like any other');
   t.same(await again.serviceAccountForRequest(used.accessId, 'n'), { account: null, nonceUsed: false });
 });
@@ -99,12 +112,14 @@ t.test('several instances starting together move each record exactly once', asyn
   const { data, open } = await setup(t, 40);
   const stores = [open(), open(), open()];
   await Promise.all(stores.map((s) => s.connect()));
-  const total = stores.map((s) => s.migration!.moved).reduce((sum, m) => ({
-    clients: sum.clients + m.clients,
-    serviceAccounts: sum.serviceAccounts + m.serviceAccounts,
-    nonces: sum.nonces + m.nonces,
-    failureCounters: sum.failureCounters + m.failureCounters,
-  }));
+  const total = stores
+    .map((s) => s.migration!.moved)
+    .reduce((sum, m) => ({
+      clients: sum.clients + m.clients,
+      serviceAccounts: sum.serviceAccounts + m.serviceAccounts,
+      nonces: sum.nonces + m.nonces,
+      failureCounters: sum.failureCounters + m.failureCounters,
+    }));
   t.same(total, { clients: 40, serviceAccounts: 40, nonces: 1, failureCounters: 1 });
   t.equal((await stores[0]!.listClients({ limit: 100 })).items.length, 40);
   t.equal((await stores[1]!.listServiceAccounts({ limit: 100 })).items.length, 40);

@@ -30,7 +30,14 @@ t.test('across a failover: the store follows the new master, keeps its data and 
   t.equal(await store.createServiceAccount(before), true);
   t.equal(await store.consumeNonce(before.accessId, 'before', 300), 'fresh');
   let seen: string | null = null;
-  store.watchMeta('keys', () => void store.getMeta('keys').then((v) => (seen = v), () => {}));
+  store.watchMeta(
+    'keys',
+    () =>
+      void store.getMeta('keys').then(
+        (v) => (seen = v),
+        () => {},
+      ),
+  );
   await writer.compareAndSetMeta('keys', null, 'v1');
   await until(() => seen === 'v1', 'the watcher hears v1', 2000);
   // The replica has everything before the failover starts (a failover loses unreplicated writes).
@@ -45,22 +52,30 @@ t.test('across a failover: the store follows the new master, keeps its data and 
   // write that lands on the new master is the one that counts.
   let attempts = 0;
   let client = clientRecord();
-  await waitFor('a write lands on the new master', async () => {
-    attempts++;
-    client = clientRecord();
-    if (!(await store.createClient(client).catch(() => false))) return false;
-    return (await command(await topology.masterPort(), 'EXISTS', `${prefix}client:{${client.clientId}}`)) === 1;
-  }, 15_000);
+  await waitFor(
+    'a write lands on the new master',
+    async () => {
+      attempts++;
+      client = clientRecord();
+      if (!(await store.createClient(client).catch(() => false))) return false;
+      return (await command(await topology.masterPort(), 'EXISTS', `${prefix}client:{${client.clientId}}`)) === 1;
+    },
+    15_000,
+  );
   t.comment(`store writes to the new master ${Date.now() - started} ms after SENTINEL FAILOVER (${attempts} attempts)`);
   t.same(await store.getClient(client.clientId), client);
 
   t.same(await store.getServiceAccount(before.id), before, 'an account created before still exists');
   t.equal(await store.consumeNonce(before.accessId, 'before', 300), 'used', 'a nonce used before still blocks');
-  await waitFor('the other store object reaches the new master too', async () => {
-    const id = `probe-${attempts++}`;
-    await writer.putSession(id, 'x', 60);
-    return (await command(await topology.masterPort(), 'EXISTS', `${prefix}session:${id}`)) === 1;
-  }, 15_000);
+  await waitFor(
+    'the other store object reaches the new master too',
+    async () => {
+      const id = `probe-${attempts++}`;
+      await writer.putSession(id, 'x', 60);
+      return (await command(await topology.masterPort(), 'EXISTS', `${prefix}session:${id}`)) === 1;
+    },
+    15_000,
+  );
   t.equal(await writer.compareAndSetMeta('keys', 'v1', 'v2'), true);
   await until(() => seen === 'v2', 'the watcher hears changes made on the new master', 5000);
 });

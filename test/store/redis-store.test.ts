@@ -116,7 +116,11 @@ t.test('an index entry whose record is gone (a delete cut short) is skipped by l
   for (const client of [c!, d!]) await store.createClient(client);
   // What a crash between deleting the records and their index entries leaves behind.
   await redis.del(keys.account(a!.accessId), keys.client(c!.clientId));
-  t.same(await store.listServiceAccounts({ limit: 1 }), { items: [], nextCursor: Buffer.from(a!.id).toString('base64url') }, 'a page may come out short, and says more follow');
+  t.same(
+    await store.listServiceAccounts({ limit: 1 }),
+    { items: [], nextCursor: Buffer.from(a!.id).toString('base64url') },
+    'a page may come out short, and says more follow',
+  );
   t.same(await store.listServiceAccounts({ limit: 10 }), { items: [b], nextCursor: null });
   t.same(await store.listClients({ limit: 10 }), { items: [d], nextCursor: null });
   t.equal(await store.getServiceAccount(a!.id), null);

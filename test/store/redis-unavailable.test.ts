@@ -62,7 +62,10 @@ t.test('a watcher survives an outage of its connection and re-reads once back: a
   let calls = 0;
   watched.watchMeta('keys', () => {
     calls++;
-    watched.getMeta('keys').then((v) => (seen = v), () => {});
+    watched.getMeta('keys').then(
+      (v) => (seen = v),
+      () => {},
+    );
   });
   await until(() => calls === 1, 'the watch is subscribed');
   await writer.compareAndSetMeta('keys', null, 'before');
@@ -82,9 +85,18 @@ t.test('a watcher survives an outage of its connection and re-reads once back: a
 t.test('an unreachable Cluster or Sentinel fails to open with StoreUnavailableError, without hanging', async (t) => {
   const closed = [{ host: '127.0.0.1', port: 1 }];
   const started = Date.now();
-  await t.rejects(openStore({ redisUrl: undefined, redisClusterNodes: closed, redisKeyPrefix: uniquePrefix('down'), embeddedStorePath: undefined }), StoreUnavailableError);
   await t.rejects(
-    openStore({ redisUrl: undefined, redisSentinels: closed, redisSentinelMaster: 'gateway', redisKeyPrefix: uniquePrefix('down'), embeddedStorePath: undefined }),
+    openStore({ redisUrl: undefined, redisClusterNodes: closed, redisKeyPrefix: uniquePrefix('down'), embeddedStorePath: undefined }),
+    StoreUnavailableError,
+  );
+  await t.rejects(
+    openStore({
+      redisUrl: undefined,
+      redisSentinels: closed,
+      redisSentinelMaster: 'gateway',
+      redisKeyPrefix: uniquePrefix('down'),
+      embeddedStorePath: undefined,
+    }),
     StoreUnavailableError,
   );
   t.ok(Date.now() - started < 10_000, `both refused in ${Date.now() - started} ms`);

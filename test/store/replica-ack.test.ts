@@ -18,7 +18,11 @@ const ACK_TIMEOUT_MS = 200;
 const COMMAND_TIMEOUT_MS = 100;
 
 async function openStore(t: Test, prefix: string, options: RedisStoreOptions = {}): Promise<RedisCredentialStore> {
-  const store = new RedisCredentialStore(redis.url, prefix, { commandTimeoutMs: COMMAND_TIMEOUT_MS, replicaAck: { replicas: 1, timeoutMs: ACK_TIMEOUT_MS }, ...options });
+  const store = new RedisCredentialStore(redis.url, prefix, {
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    replicaAck: { replicas: 1, timeoutMs: ACK_TIMEOUT_MS },
+    ...options,
+  });
   await store.connect();
   t.teardown(() => store.close());
   return store;
@@ -47,34 +51,41 @@ async function notConfirmed(t: Test, change: () => Promise<unknown>, what: strin
 
 const exists = async (server: typeof redis.master, key: string) => Number(await server.command('EXISTS', key));
 
-t.test('a deletion is answered once the replica has it; held behind, not confirmed while only the master has it; a repeat from another connection too', async (t) => {
-  const prefix = uniquePrefix('ack');
-  const store = await openStore(t, prefix);
-  const [kept, lagging] = [clientRecord(), clientRecord()];
-  for (const c of [kept, lagging]) t.equal(await store.createClient(c), true);
-  await redis.inSync();
+t.test(
+  'a deletion is answered once the replica has it; held behind, not confirmed while only the master has it; a repeat from another connection too',
+  async (t) => {
+    const prefix = uniquePrefix('ack');
+    const store = await openStore(t, prefix);
+    const [kept, lagging] = [clientRecord(), clientRecord()];
+    for (const c of [kept, lagging]) t.equal(await store.createClient(c), true);
+    await redis.inSync();
 
-  t.equal(await store.deleteClient(kept.clientId), true);
-  t.equal(await exists(redis.replica, `${prefix}client:{${kept.clientId}}`), 0, 'answered: the replica has the deletion at that moment');
+    t.equal(await store.deleteClient(kept.clientId), true);
+    t.equal(await exists(redis.replica, `${prefix}client:{${kept.clientId}}`), 0, 'answered: the replica has the deletion at that moment');
 
-  const key = `${prefix}client:{${lagging.clientId}}`;
-  redis.link.hold();
-  try {
-    const error = await store.deleteClient(lagging.clientId).catch((e: unknown) => e);
-    t.type(error, ChangeNotConfirmedError, 'held behind: not confirmed');
-    t.equal(await exists(redis.master, key), 0, 'the master applied it');
-    t.equal(await exists(redis.replica, key), 1, 'the replica does not have it: a failover now would bring the client back');
-    t.ok(redis.link.heldBytes() > 0, 'the deletion is held on the link');
-    // Another gateway repeats the deletion on its own connection: nothing left to delete on the
-    // master, so only the barrier makes its WAIT wait for the first attempt.
-    const other = await openStore(t, prefix);
-    t.type(await other.deleteClient(lagging.clientId).catch((e: unknown) => e), ChangeNotConfirmedError, 'a repeat that finds nothing to delete is not confirmed either while the replica lags');
-  } finally {
-    redis.link.release();
-  }
-  t.equal(await store.deleteClient(lagging.clientId), false, 'repeated once the replica caught up: confirmed (already gone)');
-  t.equal(await exists(redis.replica, key), 0, 'and the replica has it');
-});
+    const key = `${prefix}client:{${lagging.clientId}}`;
+    redis.link.hold();
+    try {
+      const error = await store.deleteClient(lagging.clientId).catch((e: unknown) => e);
+      t.type(error, ChangeNotConfirmedError, 'held behind: not confirmed');
+      t.equal(await exists(redis.master, key), 0, 'the master applied it');
+      t.equal(await exists(redis.replica, key), 1, 'the replica does not have it: a failover now would bring the client back');
+      t.ok(redis.link.heldBytes() > 0, 'the deletion is held on the link');
+      // Another gateway repeats the deletion on its own connection: nothing left to delete on the
+      // master, so only the barrier makes its WAIT wait for the first attempt.
+      const other = await openStore(t, prefix);
+      t.type(
+        await other.deleteClient(lagging.clientId).catch((e: unknown) => e),
+        ChangeNotConfirmedError,
+        'a repeat that finds nothing to delete is not confirmed either while the replica lags',
+      );
+    } finally {
+      redis.link.release();
+    }
+    t.equal(await store.deleteClient(lagging.clientId), false, 'repeated once the replica caught up: confirmed (already gone)');
+    t.equal(await exists(redis.replica, key), 0, 'and the replica has it');
+  },
+);
 
 t.test('every security-relevant change waits: revocation, key retirement, secret roll, key removal, account deletion', async (t) => {
   const prefix = uniquePrefix('ack-all');
@@ -103,7 +114,11 @@ t.test('every security-relevant change waits: revocation, key retirement, secret
   t.equal((await store.removeServiceAccountKey(account.id, second.fingerprint)).outcome, 'key_not_found', 'repeated: already removed, and confirmed');
   redis.link.hold();
   try {
-    t.type(await store.removeServiceAccountKey(account.id, second.fingerprint).catch((e: unknown) => e), ChangeNotConfirmedError, 'a repeat that finds its work done still waits for the replica');
+    t.type(
+      await store.removeServiceAccountKey(account.id, second.fingerprint).catch((e: unknown) => e),
+      ChangeNotConfirmedError,
+      'a repeat that finds its work done still waits for the replica',
+    );
   } finally {
     redis.link.release();
   }
@@ -127,7 +142,11 @@ t.test('a repeated service account deletion, by id or by Access ID, is answered 
   redis.link.hold();
   try {
     t.type(await store.deleteServiceAccount(byId.id).catch((e: unknown) => e), ChangeNotConfirmedError, 'by id: not confirmed');
-    t.type(await store.deleteServiceAccount(byId.id).catch((e: unknown) => e), ChangeNotConfirmedError, 'repeated while the replica lags: the account is gone from the master, and still not confirmed');
+    t.type(
+      await store.deleteServiceAccount(byId.id).catch((e: unknown) => e),
+      ChangeNotConfirmedError,
+      'repeated while the replica lags: the account is gone from the master, and still not confirmed',
+    );
     t.type(await store.deleteServiceAccountByAccessId(byAccessId.accessId).catch((e: unknown) => e), ChangeNotConfirmedError, 'by Access ID: not confirmed');
     t.type(await store.deleteServiceAccountByAccessId(byAccessId.accessId).catch((e: unknown) => e), ChangeNotConfirmedError, 'repeated: still not confirmed');
     t.equal(await exists(redis.replica, `${prefix}sa:{${byId.accessId}}`), 1, 'the replica still holds the account');
@@ -173,7 +192,11 @@ t.test('nonces with nonceFailover wait: a fresh nonce waits for the replica, a u
   }
   await redis.inSync();
   t.equal(await store.consumeNonce(account.accessId, 'n-3', 60), 'fresh');
-  t.throws(() => new RedisCredentialStore(redis.url, prefix, { nonceFailover: 'wait' }), /at least one replica/, 'wait without a replica to wait for is refused');
+  t.throws(
+    () => new RedisCredentialStore(redis.url, prefix, { nonceFailover: 'wait' }),
+    /at least one replica/,
+    'wait without a replica to wait for is refused',
+  );
 });
 
 t.test('the barrier key shares the slot of the written key whenever one can be named', async (t) => {

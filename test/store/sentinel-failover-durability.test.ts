@@ -8,7 +8,16 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { startTestGateway } from '../helpers/gateway.js';
-import { assertChangesHold, changedKeys, freshSignedRequestPasses, makeChanges, prepareCredentials, sendSigned, signedBalance, storeServes } from '../helpers/failover-scenario.js';
+import {
+  assertChangesHold,
+  changedKeys,
+  freshSignedRequestPasses,
+  makeChanges,
+  prepareCredentials,
+  sendSigned,
+  signedBalance,
+  storeServes,
+} from '../helpers/failover-scenario.js';
 import { startHeldSentinels } from '../helpers/failover-topology.js';
 import { until } from '../helpers/poll.js';
 import { adminInject, createServiceAccount } from '../helpers/signing.js';
@@ -31,7 +40,8 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
   const c = await prepareCredentials(tg);
   const control = await createServiceAccount(tg);
   const keys = changedKeys(prefix, c);
-  const read = async () => Object.fromEntries(await Promise.all(Object.entries(keys).map(async ([change, key]) => [change, await sentinels.onMaster(key, 'GET')] as const)));
+  const read = async () =>
+    Object.fromEntries(await Promise.all(Object.entries(keys).map(async ([change, key]) => [change, await sentinels.onMaster(key, 'GET')] as const)));
   const used = signedBalance(c);
   t.equal((await sendSigned(tg, used)).statusCode, 200, 'a signed request before the failover, its nonce confirmed on the replica');
   await sentinels.inSync();
@@ -40,13 +50,22 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
 
   sentinels.hold();
   const held = await makeChanges(tg, c);
-  for (const [change, answer] of Object.entries(held)) t.same(answer, { status: 503, error: 'change_not_confirmed' }, `held behind: the ${change} answers 503 change_not_confirmed`);
+  for (const [change, answer] of Object.entries(held))
+    t.same(answer, { status: 503, error: 'change_not_confirmed' }, `held behind: the ${change} answers 503 change_not_confirmed`);
   const forwardedBefore = forwarded();
   const unconfirmedNonce = await sendSigned(tg, signedBalance(c));
-  t.match({ status: unconfirmedNonce.statusCode, error: unconfirmedNonce.json().error }, { status: 503, error: 'change_not_confirmed' }, 'held behind: a signed request is refused, its nonce not confirmed...');
+  t.match(
+    { status: unconfirmedNonce.statusCode, error: unconfirmedNonce.json().error },
+    { status: 503, error: 'change_not_confirmed' },
+    'held behind: a signed request is refused, its nonce not confirmed...',
+  );
   t.match(unconfirmedNonce.json().message, /not forwarded/, '...and says it was not forwarded');
   t.equal(forwarded(), forwardedBefore, 'nothing reached the upstream');
-  t.equal((await adminInject(unconfirmed, { method: 'DELETE', url: `/admin/v1/service-accounts/${control.account.id}` })).statusCode, 204, 'without waiting for a replica a deletion is answered done...');
+  t.equal(
+    (await adminInject(unconfirmed, { method: 'DELETE', url: `/admin/v1/service-accounts/${control.account.id}` })).statusCode,
+    204,
+    'without waiting for a replica a deletion is answered done...',
+  );
   const onMaster = await read();
   for (const change of Object.keys(keys)) t.not(onMaster[change], before[change], `the master applied the ${change}`);
 
@@ -55,13 +74,22 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
   await storeServes(tg, c);
   const promoted = await read();
   for (const change of Object.keys(keys)) t.equal(promoted[change], before[change], `the promoted replica lacks the ${change}: the 503 was the truth`);
-  t.equal(await sentinels.onMaster(`${prefix}sa:{${control.account.access_id}}`, 'EXISTS'), 1, '...and the "deleted" account is back: the finding, without the setting');
+  t.equal(
+    await sentinels.onMaster(`${prefix}sa:{${control.account.access_id}}`, 'EXISTS'),
+    1,
+    '...and the "deleted" account is back: the finding, without the setting',
+  );
   const replayed = await sendSigned(tg, used);
-  t.match({ status: replayed.statusCode, error: replayed.json().error }, { status: 401, error: 'nonce_replayed' }, 'a confirmed nonce is refused as used on the new master');
+  t.match(
+    { status: replayed.statusCode, error: replayed.json().error },
+    { status: 401, error: 'nonce_replayed' },
+    'a confirmed nonce is refused as used on the new master',
+  );
 
   await sentinels.rejoin();
   const confirmed = await makeChanges(tg, c);
-  for (const [change, answer] of Object.entries(confirmed)) t.ok(answer.status >= 200 && answer.status < 300, `repeated once the replica is back: the ${change} answers ${answer.status} ${answer.error ?? ''}`);
+  for (const [change, answer] of Object.entries(confirmed))
+    t.ok(answer.status >= 200 && answer.status < 300, `repeated once the replica is back: the ${change} answers ${answer.status} ${answer.error ?? ''}`);
   await assertChangesHold(t, tg, c, [used], 'confirmed');
   const usedLater = await freshSignedRequestPasses(tg, c, 5000);
 

@@ -23,10 +23,14 @@ t.test('a signed route across SENTINEL FAILOVER', async (t) => {
   const balance = (sa: TestServiceAccount) => signedInject(tg, sa, { method: 'GET', url: '/v1/balance' });
 
   let before: TestServiceAccount | undefined;
-  await waitFor('the gateway is ready and creates an account', async () => {
-    before = await createServiceAccount(tg);
-    return true;
-  }, 10_000);
+  await waitFor(
+    'the gateway is ready and creates an account',
+    async () => {
+      before = await createServiceAccount(tg);
+      return true;
+    },
+    10_000,
+  );
   t.equal((await balance(before!)).statusCode, 200, 'the account created before the failover works');
   const accountKey = `${tg.redisPrefix}sa:{${before!.account.access_id}}`;
   await waitFor('the replica has the account', async () => (await command(topology.replica.port, 'EXISTS', accountKey)) === 1, 5000);
@@ -66,7 +70,10 @@ t.test('a signed route across SENTINEL FAILOVER', async (t) => {
     `signed requests succeed on the new master ${recoveredAt! - started} ms after SENTINEL FAILOVER ` +
       `(sentinels switched after ${switchedAt! - started} ms; outage ${outage}; the fence refused signatures for ${fencedAt === undefined ? 0 : recoveredAt! - fencedAt} ms); answers meanwhile: ${JSON.stringify(Object.fromEntries(statuses))}`,
   );
-  t.ok([...statuses.keys()].every((s) => ['200', '503 store_unavailable', '503 signature_predates_failover'].includes(s)), 'meanwhile only 503 (fail closed), never another answer');
+  t.ok(
+    [...statuses.keys()].every((s) => ['200', '503 store_unavailable', '503 signature_predates_failover'].includes(s)),
+    'meanwhile only 503 (fail closed), never another answer',
+  );
   t.ok(fencedAt, 'the promoted master was met: signatures made before it were refused by the fence for a while');
 
   const after = await createServiceAccount(tg);

@@ -11,7 +11,9 @@ let tsc;
 try {
   tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
 } catch {
-  console.error('@access-gateway/signing: TypeScript is not installed here, so dist/ cannot be built.\nRun `npm install` in this directory first (it installs the devDependencies and builds), or install from a tarball made by `npm pack`.');
+  console.error(
+    '@access-gateway/signing: TypeScript is not installed here, so dist/ cannot be built.\nRun `npm install` in this directory first (it installs the devDependencies and builds), or install from a tarball made by `npm pack`.',
+  );
   process.exit(1);
 }
 // Built beside dist/ and swapped in: the gateway in this checkout (an npm workspace) loads dist/ at

@@ -11,7 +11,10 @@ export type SignatureFailureReason =
   | 'verification_failed';
 
 export class SignatureError extends Error {
-  constructor(readonly reason: SignatureFailureReason, message: string) {
+  constructor(
+    readonly reason: SignatureFailureReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'SignatureError';
   }

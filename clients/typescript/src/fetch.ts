@@ -24,14 +24,36 @@ export interface SignedFetchInit extends Omit<RequestInit, 'body' | 'headers' | 
 }
 
 export async function signedFetch(url: string | URL, init: SignedFetchInit): Promise<Response> {
-  const { accessId, privateKey, coverHeaders, created, expires, nonce, digestAlgorithm, onSigned, followRedirects, maxRedirects, headers = {}, body, method = 'GET', ...rest } = init;
+  const {
+    accessId,
+    privateKey,
+    coverHeaders,
+    created,
+    expires,
+    nonce,
+    digestAlgorithm,
+    onSigned,
+    followRedirects,
+    maxRedirects,
+    headers = {},
+    body,
+    method = 'GET',
+    ...rest
+  } = init;
   const policy = redirectPolicy(followRedirects, maxRedirects);
   const key = loadPrivateKey(privateKey);
   let request: HopRequest = { url: new URL(url), method, headers, body };
   for (let hops = 0; ; hops++) {
     const fixed = hops === 0 ? { created, nonce } : {};
     const options = { accessId, coverHeaders, expires, digestAlgorithm, ...fixed };
-    const signed = signRequestWithBase({ ...options, method: request.method, url: request.url, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }), privateKey: key });
+    const signed = signRequestWithBase({
+      ...options,
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      privateKey: key,
+    });
     onSigned?.(signed);
     // The request's own values of the signing headers are dropped: they would be sent twice.
     const own = Object.entries(request.headers).filter(([name]) => !SIGNING_HEADERS.includes(name.toLowerCase()));

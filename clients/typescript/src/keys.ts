@@ -32,5 +32,9 @@ export function publicKeyPem(key: PrivateKeyInput): string {
 /** A new key pair: the private key as PKCS#8 PEM (readable by openssl and Python), the public key as an ssh line and as SPKI PEM. */
 export function generateSigningKey(comment?: string): { privateKeyPem: string; publicKeyLine: string; publicKeyPem: string } {
   const { privateKey } = generateKeyPairSync('ed25519');
-  return { privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), publicKeyLine: sshPublicKeyLine(privateKey, comment), publicKeyPem: publicKeyPem(privateKey) };
+  return {
+    privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKeyLine: sshPublicKeyLine(privateKey, comment),
+    publicKeyPem: publicKeyPem(privateKey),
+  };
 }

@@ -20,7 +20,8 @@ export function readOpenSshEd25519(text: string): { seed: Buffer; publicKey: Buf
   const cipher = reader.text();
   const kdf = reader.text();
   reader.string(); // kdf options
-  if (cipher !== 'none' || kdf !== 'none') throw new PrivateKeyError('the key file is encrypted with a passphrase; decrypt it first (ssh-keygen -p -N "" -f FILE)');
+  if (cipher !== 'none' || kdf !== 'none')
+    throw new PrivateKeyError('the key file is encrypted with a passphrase; decrypt it first (ssh-keygen -p -N "" -f FILE)');
   if (reader.uint32() !== 1) throw new PrivateKeyError('the key file must hold exactly one key');
   reader.string(); // public key blob, repeated inside the private section
   const secret = new SshReader(reader.string());
@@ -29,6 +30,7 @@ export function readOpenSshEd25519(text: string): { seed: Buffer; publicKey: Buf
   if (type !== 'ssh-ed25519') throw new PrivateKeyError(`the key is ${JSON.stringify(type.slice(0, 40))}, not ssh-ed25519`);
   const publicKey = secret.string();
   const privateKey = secret.string(); // seed || public key
-  if (publicKey.length !== 32 || privateKey.length !== 64 || !privateKey.subarray(32).equals(publicKey)) throw new PrivateKeyError('the ed25519 key in the file is malformed');
+  if (publicKey.length !== 32 || privateKey.length !== 64 || !privateKey.subarray(32).equals(publicKey))
+    throw new PrivateKeyError('the ed25519 key in the file is malformed');
   return { seed: Buffer.from(privateKey.subarray(0, 32)), publicKey: Buffer.from(publicKey) };
 }

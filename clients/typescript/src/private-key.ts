@@ -44,7 +44,8 @@ function fromJwk(text: string): KeyObject {
 function fromText(text: string): KeyObject {
   if (isOpenSshPrivateKey(text)) return fromOpenSsh(text);
   if (text.startsWith('{')) return fromJwk(text);
-  if (text.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----')) throw new PrivateKeyError('the key is encrypted with a passphrase; decrypt it first (openssl pkey -in FILE -out PLAIN.pem)');
+  if (text.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----'))
+    throw new PrivateKeyError('the key is encrypted with a passphrase; decrypt it first (openssl pkey -in FILE -out PLAIN.pem)');
   if (!text.includes('-----BEGIN')) throw new PrivateKeyError(EXPECTED);
   return createPrivateKey({ key: text, format: 'pem' });
 }

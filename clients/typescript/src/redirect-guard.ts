@@ -75,5 +75,7 @@ function legacyGuard(handler: DispatchHandler, check: RedirectCheck): DispatchHa
 
 /** The handler with redirects checked; undici 7 tells the interfaces apart by onRequestStart. */
 export function guardRedirects(handler: DispatchHandler, check: RedirectCheck): DispatchHandler {
-  return typeof handler.onRequestStart === 'function' || typeof handler.onResponseStart === 'function' ? modernGuard(handler, check) : legacyGuard(handler, check);
+  return typeof handler.onRequestStart === 'function' || typeof handler.onResponseStart === 'function'
+    ? modernGuard(handler, check)
+    : legacyGuard(handler, check);
 }

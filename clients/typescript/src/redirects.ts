@@ -45,7 +45,14 @@ function httpUrl(location: string, base: URL): URL | undefined {
 export function redirectTarget(from: URL, status: number, location: string, policy: RedirectPolicy, hops: number): URL | RedirectRefusedError {
   const answered = `${from.origin} answered ${status} with a redirect`;
   const target = httpUrl(location, from);
-  if (target === undefined) return new RedirectRefusedError('invalid_location', status, from.origin, null, `${answered} whose Location is not an http(s) URL; a signed request is not sent there`);
+  if (target === undefined)
+    return new RedirectRefusedError(
+      'invalid_location',
+      status,
+      from.origin,
+      null,
+      `${answered} whose Location is not an http(s) URL; a signed request is not sent there`,
+    );
   const to = target.origin;
   if (policy.followRedirects === undefined) {
     return new RedirectRefusedError(
@@ -57,10 +64,22 @@ export function redirectTarget(from: URL, status: number, location: string, poli
     );
   }
   if (policy.followRedirects === 'same-origin' && to !== from.origin) {
-    return new RedirectRefusedError('cross_origin', status, from.origin, to, `${answered} to another origin, ${to}, which followRedirects: 'same-origin' does not follow ('any-origin' would sign the request for it)`);
+    return new RedirectRefusedError(
+      'cross_origin',
+      status,
+      from.origin,
+      to,
+      `${answered} to another origin, ${to}, which followRedirects: 'same-origin' does not follow ('any-origin' would sign the request for it)`,
+    );
   }
   if (hops >= policy.maxRedirects) {
-    return new RedirectRefusedError('too_many_redirects', status, from.origin, to, `${answered} to ${to} after ${hops} redirects, the most maxRedirects allows`);
+    return new RedirectRefusedError(
+      'too_many_redirects',
+      status,
+      from.origin,
+      to,
+      `${answered} to ${to} after ${hops} redirects, the most maxRedirects allows`,
+    );
   }
   return target;
 }

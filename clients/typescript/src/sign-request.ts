@@ -54,7 +54,9 @@ interface Prepared {
 function prepare(target: RequestTarget, headers: Iterable<readonly [string, string | readonly string[]]>, body: Uint8Array, options: SigningOptions): Prepared {
   // Plain JavaScript callers get here with an unset environment variable: say what is missing.
   if (typeof options.accessId !== 'string' || options.accessId === '') {
-    throw new TypeError(`accessId is required: the service account's Access ID (a UUID), got ${options.accessId === '' ? 'an empty string' : typeof options.accessId}`);
+    throw new TypeError(
+      `accessId is required: the service account's Access ID (a UUID), got ${options.accessId === '' ? 'an empty string' : typeof options.accessId}`,
+    );
   }
   const added: Record<string, string> = { [ACCESS_ID_HEADER]: options.accessId };
   if (body.length > 0) added[BODY_COMPONENT] = contentDigest(body, options.digestAlgorithm);
@@ -72,7 +74,12 @@ function prepare(target: RequestTarget, headers: Iterable<readonly [string, stri
 }
 
 /** Signs a request already described by its parts (the interceptor's entry: the path is as sent, never re-encoded). */
-export function signTarget(target: RequestTarget, headers: Iterable<readonly [string, string | readonly string[]]>, body: Uint8Array, options: SigningOptions & { privateKey: PrivateKeyInput }): SignedRequest {
+export function signTarget(
+  target: RequestTarget,
+  headers: Iterable<readonly [string, string | readonly string[]]>,
+  body: Uint8Array,
+  options: SigningOptions & { privateKey: PrivateKeyInput },
+): SignedRequest {
   const { added, request, components, params } = prepare(target, headers, body, options);
   const signed = signMessage(request, components, params, options.privateKey);
   return { headers: { ...added, 'signature-input': signed['signature-input'], signature: signed.signature }, base: signed.base };
@@ -97,6 +104,11 @@ export function signRequest(options: SignRequestOptions): Record<string, string>
  * nonce that were sent (they are in the Signature-Input header) to diff it with a 401's signature_base.
  */
 export function requestSignatureBase(options: Omit<SignRequestOptions, 'privateKey' | 'created' | 'nonce'> & { created: number; nonce: string }): string {
-  const { request, components, params } = prepare(targetFromUrl(options.method, options.url), Object.entries(options.headers ?? {}), bodyBytes(options.body), options);
+  const { request, components, params } = prepare(
+    targetFromUrl(options.method, options.url),
+    Object.entries(options.headers ?? {}),
+    bodyBytes(options.body),
+    options,
+  );
   return buildSignatureBase(request, descriptor(components, params));
 }

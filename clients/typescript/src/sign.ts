@@ -21,7 +21,13 @@ export function signEd25519(base: string, privateKey: KeyObject): Buffer {
 }
 
 /** Signs `components` of a request with an Ed25519 key under `label`. */
-export function signMessage(request: SignableRequest, components: readonly string[], params: SignatureParameters, privateKey: PrivateKeyInput, label = DEFAULT_LABEL): SignatureFields {
+export function signMessage(
+  request: SignableRequest,
+  components: readonly string[],
+  params: SignatureParameters,
+  privateKey: PrivateKeyInput,
+  label = DEFAULT_LABEL,
+): SignatureFields {
   const signature = descriptor(components, params);
   const base = buildSignatureBase(request, signature);
   // A KeyObject is only checked to be an Ed25519 private key: node:crypto would sign with any key.

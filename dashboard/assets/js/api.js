@@ -10,7 +10,11 @@ export class ApiError extends Error {
     this.code = body?.error ?? 'unknown_error';
     this.field = body?.field ?? null;
     // Every field the answer names: a list of { field, message } when the API sends one, else its single field.
-    this.fieldErrors = Array.isArray(body?.errors) ? body.errors.filter((e) => e && typeof e.field === 'string') : this.field ? [{ field: this.field, message: this.message }] : [];
+    this.fieldErrors = Array.isArray(body?.errors)
+      ? body.errors.filter((e) => e && typeof e.field === 'string')
+      : this.field
+        ? [{ field: this.field, message: this.message }]
+        : [];
     this.retryAfter = null;
   }
 }

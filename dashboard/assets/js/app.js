@@ -45,5 +45,8 @@ async function main() {
 
 main().catch((error) => {
   if (error.code === 'admin_unauthorized') return; // api.js is already on its way to sign-in
-  replaceChildren(document.getElementById('main'), h('div', { class: 'alert alert-error', role: 'alert' }, h('strong', {}, 'The dashboard could not load.'), error.message));
+  replaceChildren(
+    document.getElementById('main'),
+    h('div', { class: 'alert alert-error', role: 'alert' }, h('strong', {}, 'The dashboard could not load.'), error.message),
+  );
 });

@@ -56,7 +56,12 @@ export function checkboxGroup({ id, field, legend, hint, options }) {
           'label',
           { class: 'checkbox-option', for: `${id}-${option.value}` },
           h('input', { type: 'checkbox', id: `${id}-${option.value}`, name: field, value: option.value, 'aria-describedby': `${id}-${option.value}-detail` }),
-          h('span', {}, h('span', { class: 'option-title' }, option.title, option.badge ?? null), h('span', { id: `${id}-${option.value}-detail` }, option.details)),
+          h(
+            'span',
+            {},
+            h('span', { class: 'option-title' }, option.title, option.badge ?? null),
+            h('span', { id: `${id}-${option.value}-detail` }, option.details),
+          ),
         ),
       ),
     ),
@@ -96,7 +101,11 @@ export function formSummary() {
 }
 
 export function chips(values, riskyValues = new Set()) {
-  return h('ul', { class: 'chips' }, values.map((value) => h('li', { class: riskyValues.has(value) ? 'chip chip-risk' : 'chip' }, value)));
+  return h(
+    'ul',
+    { class: 'chips' },
+    values.map((value) => h('li', { class: riskyValues.has(value) ? 'chip chip-risk' : 'chip' }, value)),
+  );
 }
 
 export function routesText(routes) {

@@ -85,7 +85,12 @@ function credentialTable(caption, columns, rows) {
     h(
       'thead',
       { role: 'rowgroup' },
-      h('tr', { role: 'row' }, columns.map((t) => h('th', { scope: 'col', role: 'columnheader' }, t)), h('th', { scope: 'col', role: 'columnheader' }, h('span', { class: 'visually-hidden' }, 'Actions'))),
+      h(
+        'tr',
+        { role: 'row' },
+        columns.map((t) => h('th', { scope: 'col', role: 'columnheader' }, t)),
+        h('th', { scope: 'col', role: 'columnheader' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+      ),
     ),
     rows,
   );
@@ -106,12 +111,31 @@ function labelCells(tr, columns) {
  * the buttons differ for screen readers.
  */
 export function deleteCell({ noun }, name, onClick, extra = []) {
-  return h('td', { class: 'actions-cell' }, h('div', { class: 'row-actions' }, extra, h('button', { type: 'button', class: 'button button-small button-danger-outline', on: { click: onClick } }, 'Delete', h('span', { class: 'visually-hidden' }, ` ${noun} ${name}`))));
+  return h(
+    'td',
+    { class: 'actions-cell' },
+    h(
+      'div',
+      { class: 'row-actions' },
+      extra,
+      h(
+        'button',
+        { type: 'button', class: 'button button-small button-danger-outline', on: { click: onClick } },
+        'Delete',
+        h('span', { class: 'visually-hidden' }, ` ${noun} ${name}`),
+      ),
+    ),
+  );
 }
 
 /** A small button for a row's actions cell: `text`, then hidden words naming the row. */
 export function rowButton({ noun }, name, text, onClick) {
-  return h('button', { type: 'button', class: 'button button-small', on: { click: onClick } }, text, h('span', { class: 'visually-hidden' }, ` of ${noun} ${name}`));
+  return h(
+    'button',
+    { type: 'button', class: 'button button-small', on: { click: onClick } },
+    text,
+    h('span', { class: 'visually-hidden' }, ` of ${noun} ${name}`),
+  );
 }
 
 /**

@@ -62,7 +62,8 @@ export function showFormError(form, message) {
 
 /** Shows an ApiError where it belongs: each field error at its field when the form has it, above the form otherwise. */
 export function showApiError(form, error) {
-  const fieldErrors = error.code === 'validation_error' ? error.fieldErrors.map(({ field, message }) => ({ field, message: messageFor(form, field, message) })) : [];
+  const fieldErrors =
+    error.code === 'validation_error' ? error.fieldErrors.map(({ field, message }) => ({ field, message: messageFor(form, field, message) })) : [];
   const unplaced = showFieldErrors(form, fieldErrors);
   if (fieldErrors.length === 0 || unplaced.length > 0) showFormError(form, unplaced.length > 0 ? unplaced.map((e) => e.message).join(' ') : error.message);
 }

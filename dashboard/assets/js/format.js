@@ -29,7 +29,13 @@ export function utcOffsetText(date = new Date()) {
 
 export function relativeTime(date) {
   const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  const units = [['year', 31_536_000], ['month', 2_592_000], ['day', 86_400], ['hour', 3_600], ['minute', 60]];
+  const units = [
+    ['year', 31_536_000],
+    ['month', 2_592_000],
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ];
   for (const [unit, size] of units) {
     if (Math.abs(seconds) >= size) return relativeFormat.format(Math.round(seconds / size), unit);
   }
@@ -43,7 +49,12 @@ export function capitalized(text) {
 
 /** 28800 -> '8 hours', 5400 -> '90 minutes': the largest unit that states the length exactly. */
 export function durationText(seconds) {
-  const units = [['day', 86_400], ['hour', 3_600], ['minute', 60], ['second', 1]];
+  const units = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+    ['second', 1],
+  ];
   const [unit, size] = units.find(([, size]) => seconds % size === 0);
   const count = seconds / size;
   return `${count} ${unit}${count === 1 ? '' : 's'}`;

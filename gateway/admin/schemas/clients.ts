@@ -21,12 +21,22 @@ export const ClientInputSchema = Type.Object(
       pattern: '\\S',
       not: { pattern: '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]' },
       description: 'Shown in lists and logs; stored without leading and trailing spaces.',
-      ...messages({ required: NON_EMPTY_TEXT, type: NON_EMPTY_TEXT, minLength: NON_EMPTY_TEXT, pattern: NON_EMPTY_TEXT, not: 'must not contain control characters' }),
+      ...messages({
+        required: NON_EMPTY_TEXT,
+        type: NON_EMPTY_TEXT,
+        minLength: NON_EMPTY_TEXT,
+        pattern: NON_EMPTY_TEXT,
+        not: 'must not contain control characters',
+      }),
     }),
     scopes: VocabularyListInput(SCOPES, 'The scopes the client may request.'),
     account_id: Type.Optional(AccountIdInputSchema),
     resource_server: Type.Optional(
-      Type.Boolean({ default: false, description: 'May introspect tokens at /v1/oauth/introspect (RFC 7662 2.1).', ...messages({ type: 'must be true or false' }) }),
+      Type.Boolean({
+        default: false,
+        description: 'May introspect tokens at /v1/oauth/introspect (RFC 7662 2.1).',
+        ...messages({ type: 'must be true or false' }),
+      }),
     ),
   },
   { additionalProperties: false },
@@ -79,6 +89,8 @@ export const SecretRollInputSchema = Nullable(
 export const RolledSecretSchema = Type.Object({
   ...ClientSchema.properties,
   client_secret: Type.String({ description: 'The new secret; shown only here.' }),
-  previous_secret_expires_at: Nullable(Type.String({ format: 'date-time', description: 'When the replaced secret stops working; null when grace_seconds was 0.' })),
+  previous_secret_expires_at: Nullable(
+    Type.String({ format: 'date-time', description: 'When the replaced secret stops working; null when grace_seconds was 0.' }),
+  ),
 });
 export type RolledSecretView = Static<typeof RolledSecretSchema>;

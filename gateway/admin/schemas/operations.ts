@@ -15,8 +15,13 @@ const PolicyRouteSchema = Type.Object(
     auth: VocabularyName(AUTH_SCHEMES),
     scopes: VocabularyList(SCOPES),
     permissions: VocabularyList(PERMISSION_NAMES),
-    rate_limit: Nullable(Type.Object({ requests: Type.Integer(), per_seconds: Type.Integer() }, { description: 'Requests per credential and window; null: not limited.' })),
-    digest: VocabularyName(DIGEST_CHECKS, { description: 'Who checks a signed body against its Content-Digest when an edge proxy asks a decision without the body: the gateway (refused), or the upstream.' }),
+    rate_limit: Nullable(
+      Type.Object({ requests: Type.Integer(), per_seconds: Type.Integer() }, { description: 'Requests per credential and window; null: not limited.' }),
+    ),
+    digest: VocabularyName(DIGEST_CHECKS, {
+      description:
+        'Who checks a signed body against its Content-Digest when an edge proxy asks a decision without the body: the gateway (refused), or the upstream.',
+    }),
   },
   // Members the policy gains later are shown as they are (a policy holds no secret).
   { additionalProperties: true },

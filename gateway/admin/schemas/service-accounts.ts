@@ -78,7 +78,12 @@ export const ServiceAccountInputSchema = Type.Object(
 export type ServiceAccountInput = Static<typeof ServiceAccountInputSchema>;
 
 export const ServiceAccountKeyInputSchema = Type.Object(
-  { public_key: { ...PublicKeyInputSchema, description: 'The new Ed25519 public key, in any form the creation accepts (a private key is refused with 400).' } as typeof PublicKeyInputSchema },
+  {
+    public_key: {
+      ...PublicKeyInputSchema,
+      description: 'The new Ed25519 public key, in any form the creation accepts (a private key is refused with 400).',
+    } as typeof PublicKeyInputSchema,
+  },
   { additionalProperties: false },
 );
 export type ServiceAccountKeyInput = Static<typeof ServiceAccountKeyInputSchema>;
@@ -103,7 +108,11 @@ export const ServiceAccountSchema = Type.Object({
   description: Type.String(),
   public_key: Type.String({ description: 'The first (oldest) key as an ssh-ed25519 line, whatever form it was given in.' }),
   fingerprint: Type.String({ description: 'The fingerprint of public_key, as ssh-keygen -lf prints it.' }),
-  public_keys: Type.Array(ServiceAccountKeySchema, { minItems: 1, maxItems: 2, description: 'Every key, oldest first: one, or two while the account rotates keys (a signature by either verifies).' }),
+  public_keys: Type.Array(ServiceAccountKeySchema, {
+    minItems: 1,
+    maxItems: 2,
+    description: 'Every key, oldest first: one, or two while the account rotates keys (a signature by either verifies).',
+  }),
   expires_at: Nullable(DateTime('When the credential stops working (401 credential_expired after it); null: never.')),
   permissions: VocabularyList(PERMISSION_NAMES),
   allowed_ips: Type.Array(Type.String()),

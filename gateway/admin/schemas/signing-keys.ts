@@ -22,10 +22,13 @@ export const SigningKeySchema = Type.Object({
   kid: Type.String({ description: 'The key id, the kid header of the tokens it signs.' }),
   alg: VocabularyName(JWT_ALGORITHMS),
   state: VocabularyName(SIGNING_KEY_STATES, {
-    description: 'active: signs new tokens; rotated_out: verifies the tokens it signed until verifies_until; retired: verifies nothing (POST /admin/v1/signing-keys/{kid}/retire).',
+    description:
+      'active: signs new tokens; rotated_out: verifies the tokens it signed until verifies_until; retired: verifies nothing (POST /admin/v1/signing-keys/{kid}/retire).',
   }),
   created_at: DateTime('When the key was made; null for keys from GATEWAY_JWT_SIGNING_KEY_FILE.'),
-  verifies_until: DateTime("When the last token it signed has expired and the key leaves the list; null while active, once retired, and for a key file's keys."),
+  verifies_until: DateTime(
+    "When the last token it signed has expired and the key leaves the list; null while active, once retired, and for a key file's keys.",
+  ),
   retired_at: DateTime('When an operator retired it; null unless retired.'),
 });
 

@@ -17,7 +17,7 @@ export const clientCommands: Command[] = [
       name: { type: 'string', value: 'NAME', required: true, description: 'which application uses the client, e.g. "Storefront backend"' },
       scopes: { type: 'string', value: 'LIST', description: 'comma-separated scopes the client may get tokens for, e.g. sales,products' },
       'account-id': { type: 'string', value: 'ID', description: 'passed to the upstream in x-gateway-account-id' },
-      'resource-server': { type: 'boolean', description: 'allow the client to introspect other clients\' tokens' },
+      'resource-server': { type: 'boolean', description: "allow the client to introspect other clients' tokens" },
       ...ADMIN_OPTIONS,
     },
     async run(values, _positionals, context) {
@@ -47,7 +47,13 @@ export const clientCommands: Command[] = [
       if (values.json) return printJson(context, clients);
       printTable(
         context,
-        clients.map((c) => ({ client_id: c.client_id, name: c.name, scopes: c.scopes.join(' '), resource_server: c.resource_server ? 'yes' : 'no', created: c.created_at })),
+        clients.map((c) => ({
+          client_id: c.client_id,
+          name: c.name,
+          scopes: c.scopes.join(' '),
+          resource_server: c.resource_server ? 'yes' : 'no',
+          created: c.created_at,
+        })),
         ['client_id', 'name', 'scopes', 'resource_server', 'created'],
       );
     },
@@ -71,7 +77,11 @@ export const clientCommands: Command[] = [
     summary: 'Give an OAuth client a new secret; prints it once. The old one works for the grace period, then only the new one.',
     usage: 'gatewayctl clients roll-secret CLIENT_ID [--grace-seconds N] [--json]',
     options: {
-      'grace-seconds': { type: 'string', value: 'N', description: 'how long the old secret keeps working, 0 to 604800 seconds (7 days); default 0: refused at once' },
+      'grace-seconds': {
+        type: 'string',
+        value: 'N',
+        description: 'how long the old secret keeps working, 0 to 604800 seconds (7 days); default 0: refused at once',
+      },
       ...ADMIN_OPTIONS,
     },
     arguments: [{ name: 'CLIENT_ID', description: 'the client whose secret to roll' }],

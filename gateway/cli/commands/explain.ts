@@ -16,7 +16,8 @@ export const explainCommand: Command = {
   group: null,
   name: 'explain',
   summary: 'Print the RFC 9421 signature base and the headers of a signed banking request, without sending it.',
-  usage: 'gatewayctl explain [-X METHOD] URL [-H "Name: value"]... [-d DATA | --data-file FILE|-] --access-id ID --key FILE [--created UNIX_TIME] [--nonce TEXT] [--json]',
+  usage:
+    'gatewayctl explain [-X METHOD] URL [-H "Name: value"]... [-d DATA | --data-file FILE|-] --access-id ID --key FILE [--created UNIX_TIME] [--nonce TEXT] [--json]',
   arguments: [{ name: 'URL', description: 'the absolute URL the request would go to; its host is the signed @authority' }],
   options: {
     ...SIGNED_REQUEST_OPTIONS,
@@ -29,7 +30,10 @@ export const explainCommand: Command = {
     if (!url) throw usageError('URL is required');
     const nonce = typeof values.nonce === 'string' ? values.nonce : undefined;
     const created = createdOption(values.created);
-    const { base, ...request } = await signedRequest(values, url, context, { ...(created === undefined ? {} : { created }), ...(nonce === undefined ? {} : { nonce }) });
+    const { base, ...request } = await signedRequest(values, url, context, {
+      ...(created === undefined ? {} : { created }),
+      ...(nonce === undefined ? {} : { nonce }),
+    });
     if (values.json) return printJson(context, { method: request.method, url, base, headers: request.headers });
     printLine(context, `${request.method} ${url} (not sent)\n`);
     printLine(context, 'Signature base (RFC 9421 section 2.5): the exact bytes signed, lines joined by LF, no final newline:');

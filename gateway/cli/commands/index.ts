@@ -10,4 +10,13 @@ import { serviceAccountCommands } from './service-accounts.js';
 import { signingKeyCommands } from './signing-keys.js';
 import { storeCommands } from './store.js';
 
-export const COMMANDS: Command[] = [...clientCommands, ...signingKeyCommands, ...serviceAccountCommands, ...storeCommands, keygenCommand, requestCommand, explainCommand, hashPasswordCommand];
+export const COMMANDS: Command[] = [
+  ...clientCommands,
+  ...signingKeyCommands,
+  ...serviceAccountCommands,
+  ...storeCommands,
+  keygenCommand,
+  requestCommand,
+  explainCommand,
+  hashPasswordCommand,
+];

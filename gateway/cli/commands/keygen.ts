@@ -12,7 +12,13 @@ export const keygenCommand: Command = {
   summary: 'Generate an Ed25519 key pair: writes the private key file, prints the ssh-ed25519 public line.',
   usage: 'gatewayctl keygen --out FILE [--comment TEXT] [--force]',
   options: {
-    out: { type: 'string', short: 'o', value: 'FILE', required: true, description: 'where the private key is written (mode 0600); the public key goes to FILE.pub' },
+    out: {
+      type: 'string',
+      short: 'o',
+      value: 'FILE',
+      required: true,
+      description: 'where the private key is written (mode 0600); the public key goes to FILE.pub',
+    },
     comment: { type: 'string', value: 'TEXT', description: 'the comment at the end of the ssh-ed25519 line, e.g. payroll@example' },
     force: { type: 'boolean', description: 'replace FILE and FILE.pub if they exist' },
   },

@@ -38,7 +38,9 @@ export const requestCommand: Command = {
     const location = response.headers.get('location');
     if (REDIRECT_STATUSES.includes(response.status) && location !== null) {
       await response.body?.cancel();
-      throw new CliError(`${new URL(url).origin} answered ${response.status} with a redirect to ${locationOrigin(location, url)}, not followed: a signed request is not sent again to another URL (-i shows the Location; request it yourself if you trust it)`);
+      throw new CliError(
+        `${new URL(url).origin} answered ${response.status} with a redirect to ${locationOrigin(location, url)}, not followed: a signed request is not sent again to another URL (-i shows the Location; request it yourself if you trust it)`,
+      );
     }
     context.outBytes(Buffer.from(await response.arrayBuffer()));
     if (response.status >= 400) {

@@ -13,7 +13,9 @@ type ServiceAccount = ServiceAccountView & { access_id?: string };
 
 /** Printable ASCII stays; everything else (controls, escapes, non-ASCII) is shown as a JSON escape. */
 export function escapeForTerminal(text: string): string {
-  return JSON.stringify(text).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function printAccount(context: CliContext, account: ServiceAccount): void {
@@ -23,7 +25,9 @@ function printAccount(context: CliContext, account: ServiceAccount): void {
     ['description', escapeForTerminal(account.description)],
     ['public_key', escapeForTerminal(account.public_key)],
     ['fingerprint', account.fingerprint],
-    ...(account.public_keys && account.public_keys.length > 1 ? account.public_keys.map((k, i): [string, string] => [`key ${i + 1}`, `${k.fingerprint} (added ${k.added_at})`]) : []),
+    ...(account.public_keys && account.public_keys.length > 1
+      ? account.public_keys.map((k, i): [string, string] => [`key ${i + 1}`, `${k.fingerprint} (added ${k.added_at})`])
+      : []),
     ['expires_at', account.expires_at ?? 'never'],
     ['permissions', account.permissions.join(' ')],
     ['allowed_ips', account.allowed_ips.join(' ')],
@@ -39,15 +43,25 @@ export const serviceAccountCommands: Command[] = [
     group: 'service-accounts',
     name: 'create',
     summary: 'Create a service account for the banking API; prints its Access ID once.',
-    usage: 'gatewayctl service-accounts create --description TEXT (--public-key LINE | --public-key-file FILE.pub) --permissions view_balance,... [--allowed-ips CIDR,...] [--account-id ID] [--expires-at TIME] [--json]',
+    usage:
+      'gatewayctl service-accounts create --description TEXT (--public-key LINE | --public-key-file FILE.pub) --permissions view_balance,... [--allowed-ips CIDR,...] [--account-id ID] [--expires-at TIME] [--json]',
     options: {
       description: { type: 'string', value: 'TEXT', required: true, description: 'which program uses the account, e.g. "Payroll export (production)"' },
       'public-key': { type: 'string', value: 'KEY', description: 'the public key itself, e.g. "ssh-ed25519 AAAA... payroll" (a private key is refused)' },
-      'public-key-file': { type: 'string', value: 'FILE', description: 'a file holding the public key: the .pub file from keygen or ssh-keygen, or an SPKI PEM or JWK file, sent as it is (a private key is refused)' },
+      'public-key-file': {
+        type: 'string',
+        value: 'FILE',
+        description:
+          'a file holding the public key: the .pub file from keygen or ssh-keygen, or an SPKI PEM or JWK file, sent as it is (a private key is refused)',
+      },
       permissions: { type: 'string', value: 'LIST', description: 'comma-separated permissions, e.g. view_balance,initiate_payment' },
       'allowed-ips': { type: 'string', value: 'CIDRS', description: 'comma-separated addresses or CIDR ranges the account may call from (default: any)' },
       'account-id': { type: 'string', value: 'ID', description: 'passed to the banking API in x-gateway-account-id' },
-      'expires-at': { type: 'string', value: 'TIME', description: 'when the credential stops working, an RFC 3339 UTC time in the future, e.g. 2030-01-31T17:00:00Z (default: never)' },
+      'expires-at': {
+        type: 'string',
+        value: 'TIME',
+        description: 'when the credential stops working, an RFC 3339 UTC time in the future, e.g. 2030-01-31T17:00:00Z (default: never)',
+      },
       ...ADMIN_OPTIONS,
     },
     async run(values, _positionals, context) {
@@ -74,7 +88,12 @@ export const serviceAccountCommands: Command[] = [
     usage: 'gatewayctl service-accounts list [--page-size N] [--json]',
     options: { 'page-size': PAGE_SIZE_OPTION, ...ADMIN_OPTIONS },
     async run(values, _positionals, context) {
-      const accounts = await allPages<ServiceAccount>(adminConnection(values, context.env), '/admin/v1/service-accounts', 'service_accounts', pageSize(values['page-size']));
+      const accounts = await allPages<ServiceAccount>(
+        adminConnection(values, context.env),
+        '/admin/v1/service-accounts',
+        'service_accounts',
+        pageSize(values['page-size']),
+      );
       if (values.json) return printJson(context, accounts);
       printTable(
         context,
@@ -115,7 +134,7 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Show one service account.',
     usage: 'gatewayctl service-accounts show ID [--json]',
     options: { ...ADMIN_OPTIONS },
-    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
+    arguments: [{ name: 'ID', description: "the service account's id (from list)" }],
     async run(values, [id], context) {
       if (!id) throw usageError('ID is required');
       const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'GET', `/admin/v1/service-accounts/${encodeURIComponent(id)}`);
@@ -129,10 +148,14 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Delete a service account; its Access ID is refused at once on every gateway instance.',
     usage: 'gatewayctl service-accounts delete (ID | --access-id ACCESS_ID)',
     options: {
-      'access-id': { type: 'string', value: 'ACCESS_ID', description: 'delete the account behind this full Access ID instead of an id; works for an account no list shows' },
+      'access-id': {
+        type: 'string',
+        value: 'ACCESS_ID',
+        description: 'delete the account behind this full Access ID instead of an id; works for an account no list shows',
+      },
       ...ADMIN_OPTIONS,
     },
-    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)', optional: true }],
+    arguments: [{ name: 'ID', description: "the service account's id (from list)", optional: true }],
     async run(values, [id], context) {
       const accessId = values['access-id'];
       if (typeof accessId === 'string') {
@@ -152,19 +175,35 @@ export const serviceAccountCommands: Command[] = [
     summary: 'Add a second public key to a service account (key rotation); the Access ID stays the same and both keys verify until one is removed.',
     usage: 'gatewayctl service-accounts keys add ID (--public-key LINE | --public-key-file FILE.pub) [--json]',
     options: {
-      'public-key': { type: 'string', value: 'KEY', description: 'the new public key itself, e.g. "ssh-ed25519 AAAA... payroll-2027" (a private key is refused)' },
-      'public-key-file': { type: 'string', value: 'FILE', description: 'a file holding the new public key: a .pub file, or an SPKI PEM or JWK file (a private key is refused)' },
+      'public-key': {
+        type: 'string',
+        value: 'KEY',
+        description: 'the new public key itself, e.g. "ssh-ed25519 AAAA... payroll-2027" (a private key is refused)',
+      },
+      'public-key-file': {
+        type: 'string',
+        value: 'FILE',
+        description: 'a file holding the new public key: a .pub file, or an SPKI PEM or JWK file (a private key is refused)',
+      },
       ...ADMIN_OPTIONS,
     },
-    arguments: [{ name: 'ID', description: 'the service account\'s id (from list)' }],
+    arguments: [{ name: 'ID', description: "the service account's id (from list)" }],
     async run(values, [id], context) {
       if (!id) throw usageError('ID is required');
       // Read and checked before connecting, so a private key never leaves this machine.
       const publicKey = publicKeyFromOptions(values);
-      const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'POST', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys`, { public_key: publicKey });
+      const account = await adminRequest<ServiceAccount>(
+        adminConnection(values, context.env),
+        'POST',
+        `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys`,
+        { public_key: publicKey },
+      );
       if (values.json) return printJson(context, account);
       printAccount(context, account);
-      printLine(context, 'Both keys now verify. Once every client signs with the new key, remove the old one: gatewayctl service-accounts keys remove ID FINGERPRINT.');
+      printLine(
+        context,
+        'Both keys now verify. Once every client signs with the new key, remove the old one: gatewayctl service-accounts keys remove ID FINGERPRINT.',
+      );
     },
   },
   {
@@ -174,14 +213,19 @@ export const serviceAccountCommands: Command[] = [
     usage: 'gatewayctl service-accounts keys remove ID FINGERPRINT [--json]',
     options: { ...ADMIN_OPTIONS },
     arguments: [
-      { name: 'ID', description: 'the service account\'s id (from list)' },
-      { name: 'FINGERPRINT', description: 'the key\'s fingerprint as show prints it, e.g. SHA256:abc... (ssh-keygen -lf KEY.pub prints it too)' },
+      { name: 'ID', description: "the service account's id (from list)" },
+      { name: 'FINGERPRINT', description: "the key's fingerprint as show prints it, e.g. SHA256:abc... (ssh-keygen -lf KEY.pub prints it too)" },
     ],
     async run(values, [id, fingerprint], context) {
       if (!id) throw usageError('ID is required');
       if (!fingerprint) throw usageError('FINGERPRINT is required');
-      if (!/^SHA256:[A-Za-z0-9+/]+=*$/.test(fingerprint)) throw usageError(`FINGERPRINT must look like SHA256:... (as show or ssh-keygen -lf prints it), not ${JSON.stringify(fingerprint)}`);
-      const account = await adminRequest<ServiceAccount>(adminConnection(values, context.env), 'DELETE', `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys/${encodeURIComponent(fingerprint)}`);
+      if (!/^SHA256:[A-Za-z0-9+/]+=*$/.test(fingerprint))
+        throw usageError(`FINGERPRINT must look like SHA256:... (as show or ssh-keygen -lf prints it), not ${JSON.stringify(fingerprint)}`);
+      const account = await adminRequest<ServiceAccount>(
+        adminConnection(values, context.env),
+        'DELETE',
+        `/admin/v1/service-accounts/${encodeURIComponent(id)}/keys/${encodeURIComponent(fingerprint)}`,
+      );
       if (values.json) return printJson(context, account);
       printAccount(context, account);
       printLine(context, `Removed key ${fingerprint}; signatures made with it are refused from now on.`);

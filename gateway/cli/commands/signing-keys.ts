@@ -17,7 +17,14 @@ export const signingKeyCommands: Command[] = [
       if (values.json) return printJson(context, keys);
       printTable(
         context,
-        keys.map((k) => ({ kid: k.kid, alg: k.alg, state: k.state, created: k.created_at ?? '-', verifies_until: k.verifies_until ?? '-', retired: k.retired_at ?? '-' })),
+        keys.map((k) => ({
+          kid: k.kid,
+          alg: k.alg,
+          state: k.state,
+          created: k.created_at ?? '-',
+          verifies_until: k.verifies_until ?? '-',
+          retired: k.retired_at ?? '-',
+        })),
         ['kid', 'alg', 'state', 'created', 'verifies_until', 'retired'],
       );
     },
@@ -29,7 +36,11 @@ export const signingKeyCommands: Command[] = [
     usage: 'gatewayctl keys rotate [--json]',
     options: { ...ADMIN_OPTIONS },
     async run(values, _positionals, context) {
-      const result = await adminRequest<{ active_kid: string; previous_kid: string }>(adminConnection(values, context.env), 'POST', '/admin/v1/signing-keys/rotate');
+      const result = await adminRequest<{ active_kid: string; previous_kid: string }>(
+        adminConnection(values, context.env),
+        'POST',
+        '/admin/v1/signing-keys/rotate',
+      );
       if (values.json) return printJson(context, result);
       printLine(context, `Active key:   ${result.active_kid}\nPrevious key: ${result.previous_kid} (still verifies the tokens it signed until they expire)`);
     },
@@ -44,7 +55,11 @@ export const signingKeyCommands: Command[] = [
     details: 'The active key cannot be retired: run keys rotate first, then retire the key it rotated out. Retiring a retired key again changes nothing.',
     async run(values, [kid], context) {
       if (!kid) throw usageError('KID is required');
-      const retired = await adminRequest<SigningKeyRetirementView>(adminConnection(values, context.env), 'POST', `/admin/v1/signing-keys/${encodeURIComponent(kid)}/retire`);
+      const retired = await adminRequest<SigningKeyRetirementView>(
+        adminConnection(values, context.env),
+        'POST',
+        `/admin/v1/signing-keys/${encodeURIComponent(kid)}/retire`,
+      );
       if (values.json) return printJson(context, retired);
       if (retired.already_retired) printLine(context, `Key ${retired.kid} was already retired (at ${retired.retired_at}); nothing changed.`);
       else printLine(context, `Retired key ${retired.kid}: the tokens it signed are refused on every instance from now on, and it has left the JWKS.`);

@@ -12,7 +12,8 @@ export const storeCommands: Command[] = [
     summary: 'List every record that can verify again: add missing list entries and id pointers, remove those without a record.',
     usage: 'gatewayctl store repair [--json]',
     options: { ...ADMIN_OPTIONS },
-    details: 'Scans every Redis master in small batches while the gateway keeps serving; safe to run again, and while other instances run it. An entry without a record is removed only once it has stayed so for two seconds.',
+    details:
+      'Scans every Redis master in small batches while the gateway keeps serving; safe to run again, and while other instances run it. An entry without a record is removed only once it has stayed so for two seconds.',
     async run(values, _positionals, context) {
       const report = await adminRequest<StoreRepairView>(adminConnection(values, context.env), 'POST', '/admin/v1/store/repair');
       if (values.json) return printJson(context, report);
@@ -20,8 +21,22 @@ export const storeCommands: Command[] = [
       printTable(
         context,
         [
-          { kind: 'clients', records: String(c.records), listed: String(c.listed), added: String(c.index_added), removed: String(c.index_removed), pointers: '-' },
-          { kind: 'service accounts', records: String(s.records), listed: String(s.listed), added: String(s.index_added), removed: String(s.index_removed), pointers: `+${s.pointers_added} -${s.pointers_removed}` },
+          {
+            kind: 'clients',
+            records: String(c.records),
+            listed: String(c.listed),
+            added: String(c.index_added),
+            removed: String(c.index_removed),
+            pointers: '-',
+          },
+          {
+            kind: 'service accounts',
+            records: String(s.records),
+            listed: String(s.listed),
+            added: String(s.index_added),
+            removed: String(s.index_removed),
+            pointers: `+${s.pointers_added} -${s.pointers_removed}`,
+          },
         ],
         ['kind', 'records', 'listed', 'added', 'removed', 'pointers'],
       );

@@ -30,7 +30,10 @@ export function bearerTokenOf(headers: IncomingHttpHeaders): string {
 }
 
 export class BearerAuthenticator implements Authenticator {
-  constructor(private readonly tokens: AccessTokens, private readonly store: CredentialStore) {}
+  constructor(
+    private readonly tokens: AccessTokens,
+    private readonly store: CredentialStore,
+  ) {}
 
   async authenticate(request: IdentifiedRequest): Promise<Authentication> {
     const token = bearerTokenOf(request.original.headers);

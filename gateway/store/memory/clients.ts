@@ -25,7 +25,11 @@ export class MemoryClientStore implements ClientStore {
   }
 
   snapshot(): Pick<Snapshot, 'clients' | 'revoked' | 'retiredSigningKeys'> {
-    return { clients: Object.fromEntries(this.clients), revoked: Object.fromEntries(this.revoked), retiredSigningKeys: Object.fromEntries(this.retiredSigningKeys) };
+    return {
+      clients: Object.fromEntries(this.clients),
+      revoked: Object.fromEntries(this.revoked),
+      retiredSigningKeys: Object.fromEntries(this.retiredSigningKeys),
+    };
   }
 
   /** Drops the marks that have lapsed. */
@@ -49,7 +53,11 @@ export class MemoryClientStore implements ClientStore {
 
   async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
     const ids = idsAfter(this.clients.keys(), page);
-    return pageOf(ids, ids.slice(0, page.limit).map((id) => structuredClone(this.clients.get(id)!)), page.limit);
+    return pageOf(
+      ids,
+      ids.slice(0, page.limit).map((id) => structuredClone(this.clients.get(id)!)),
+      page.limit,
+    );
   }
 
   async deleteClient(clientId: string): Promise<boolean> {
@@ -78,7 +86,11 @@ export class MemoryClientStore implements ClientStore {
     const exp = this.revoked.get(jti);
     const keyRetiredUntil = this.retiredSigningKeys.get(kid);
     // Stored frozen: handed out as is on the hot path, without a copy per request.
-    return { client: client ?? null, revoked: exp !== undefined && exp >= nowSeconds, signingKeyRetired: keyRetiredUntil !== undefined && keyRetiredUntil > nowSeconds };
+    return {
+      client: client ?? null,
+      revoked: exp !== undefined && exp >= nowSeconds,
+      signingKeyRetired: keyRetiredUntil !== undefined && keyRetiredUntil > nowSeconds,
+    };
   }
 
   async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {

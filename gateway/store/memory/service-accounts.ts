@@ -69,7 +69,11 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
 
   async listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>> {
     const ids = idsAfter(this.accessIdById.keys(), page);
-    return pageOf(ids, ids.slice(0, page.limit).map((id) => structuredClone(this.accountsByAccessId.get(this.accessIdById.get(id)!)!)), page.limit);
+    return pageOf(
+      ids,
+      ids.slice(0, page.limit).map((id) => structuredClone(this.accountsByAccessId.get(this.accessIdById.get(id)!)!)),
+      page.limit,
+    );
   }
 
   async findServiceAccountByAccessId(accessId: string): Promise<ServiceAccountRecord | null> {
@@ -113,7 +117,10 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     return this.changeAccount(id, (account) => removingKey(account, fingerprint));
   }
 
-  private changeAccount<O extends string>(id: string, change: (account: ServiceAccountRecord) => { outcome: O; account: ServiceAccountRecord }): Promise<KeyChange<O | 'account_not_found'>> {
+  private changeAccount<O extends string>(
+    id: string,
+    change: (account: ServiceAccountRecord) => { outcome: O; account: ServiceAccountRecord },
+  ): Promise<KeyChange<O | 'account_not_found'>> {
     const accessId = this.accessIdById.get(id);
     const current = accessId ? this.accountsByAccessId.get(accessId) : undefined;
     if (!accessId || !current) return Promise.resolve({ outcome: 'account_not_found', account: null });

@@ -16,7 +16,9 @@ export class RedisClientStore implements ClientStore {
   async createClient(client: ClientRecord): Promise<boolean> {
     const { redis, keys } = this.connection;
     const { clientId } = client;
-    return this.connection.guard(() => createListed(redis, keys.clientIndex, clientId, [[[keys.client(clientId), keys.clientVoid(clientId), JSON.stringify(client)]]]));
+    return this.connection.guard(() =>
+      createListed(redis, keys.clientIndex, clientId, [[[keys.client(clientId), keys.clientVoid(clientId), JSON.stringify(client)]]]),
+    );
   }
 
   async getClient(clientId: string): Promise<ClientRecord | null> {
@@ -28,9 +30,19 @@ export class RedisClientStore implements ClientStore {
     const { redis, keys } = this.connection;
     const [ids, raws] = await this.connection.guard(async () => {
       const ids = await idsAfter(redis, keys.clientIndex, page);
-      return [ids, await mgetGroups(redis, ids.slice(0, page.limit).map((id) => [keys.client(id)]))] as const;
+      return [
+        ids,
+        await mgetGroups(
+          redis,
+          ids.slice(0, page.limit).map((id) => [keys.client(id)]),
+        ),
+      ] as const;
     });
-    return pageOf(ids, raws.map(([raw]) => (raw ? (JSON.parse(raw) as ClientRecord) : null)), page.limit);
+    return pageOf(
+      ids,
+      raws.map(([raw]) => (raw ? (JSON.parse(raw) as ClientRecord) : null)),
+      page.limit,
+    );
   }
 
   async deleteClient(clientId: string): Promise<boolean> {

@@ -53,7 +53,11 @@ export class RedisStoreConnection {
   readonly fence: FailoverFence;
 
   /** @param connection a REDIS_URL, or the settings naming a Cluster or Sentinel topology. */
-  constructor(connection: string | RedisClientSettings, readonly prefix: string, options: RedisStoreOptions = {}) {
+  constructor(
+    connection: string | RedisClientSettings,
+    readonly prefix: string,
+    options: RedisStoreOptions = {},
+  ) {
     const settings: RedisClientSettings = typeof connection === 'string' ? { redisUrl: connection } : connection;
     const clientSettings = { ...settings, redisCommandTimeoutMs: options.commandTimeoutMs ?? settings.redisCommandTimeoutMs };
     // Every keyed command within a deadline, and on a Cluster through its master's breaker (redis-routing.ts).
@@ -65,11 +69,16 @@ export class RedisStoreConnection {
     this.keys = new RedisKeys(prefix);
     this.layout = new LayoutGate(this.redis, this.keys);
     const replicaAck = options.replicaAck ?? { replicas: 0, timeoutMs: 0 };
-    this.confirming = replicaAck.replicas > 0 ? ownConnections(this.redis, (c) => c.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE })) : sharedConnection(this.redis);
+    this.confirming =
+      replicaAck.replicas > 0
+        ? ownConnections(this.redis, (c) => c.defineCommand('consumeNonce', { numberOfKeys: 2, lua: CONSUME_NONCE }))
+        : sharedConnection(this.redis);
     this.replicaAck = new ReplicaAck(this.confirming, replicaAck, clientSettings.redisCommandTimeoutMs ?? 500);
     this.nonceFailover = options.nonceFailover ?? 'off';
     if (this.nonceFailover === 'wait' && this.replicaAck.settings.replicas === 0) throw new Error('nonceFailover wait needs at least one replica to wait for');
-    this.fence = new FailoverFence((replid, nowMs) => this.guard(async () => Number(await this.redis.eval(RECORD_FENCE, 1, this.keys.failoverFences, replid, nowMs, KEPT_FENCES))));
+    this.fence = new FailoverFence((replid, nowMs) =>
+      this.guard(async () => Number(await this.redis.eval(RECORD_FENCE, 1, this.keys.failoverFences, replid, nowMs, KEPT_FENCES))),
+    );
     this.watcher = new RedisChannelWatcher(subscriberFactory(this.redis, clientSettings));
     // Connection errors surface as failed commands (503); the event itself needs no handler noise.
     this.redis.on('error', () => {});

@@ -48,7 +48,12 @@ export class RedisServiceAccountStore implements ServiceAccountStore {
 
   private async loadByAccessIds(accessIds: string[]): Promise<(ServiceAccountRecord | null)[]> {
     const { redis, keys } = this.connection;
-    const raws = await this.connection.guard(() => mgetGroups(redis, accessIds.map((a) => [keys.account(a), keys.accountUsage(a)])));
+    const raws = await this.connection.guard(() =>
+      mgetGroups(
+        redis,
+        accessIds.map((a) => [keys.account(a), keys.accountUsage(a)]),
+      ),
+    );
     return raws.map(([record, usage]) => (record ? withUsage(JSON.parse(record) as StoredServiceAccount, usage ?? null) : null));
   }
 
@@ -129,6 +134,8 @@ export class RedisServiceAccountStore implements ServiceAccountStore {
     if (uses.length === 0) return;
     const { redis, keys } = this.connection;
     // One script per account (each in its own slot), sent together.
-    await this.connection.guard(() => Promise.all(uses.map((use) => redis.recordUse(keys.account(use.accessId), keys.accountUsage(use.accessId), JSON.stringify({ at: use.at, ip: use.ip })))));
+    await this.connection.guard(() =>
+      Promise.all(uses.map((use) => redis.recordUse(keys.account(use.accessId), keys.accountUsage(use.accessId), JSON.stringify({ at: use.at, ip: use.ip })))),
+    );
   }
 }

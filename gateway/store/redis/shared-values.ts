@@ -13,7 +13,9 @@ export class RedisSharedValues implements SharedValues {
 
   async compareAndSetMeta(name: string, expected: string | null, value: string): Promise<boolean> {
     const { redis, keys } = this.connection;
-    const set = await this.connection.guard(() => redis.eval(COMPARE_AND_SET, 1, keys.meta(name), expected === null ? '1' : '0', expected ?? '', value, keys.metaChannel(name)));
+    const set = await this.connection.guard(() =>
+      redis.eval(COMPARE_AND_SET, 1, keys.meta(name), expected === null ? '1' : '0', expected ?? '', value, keys.metaChannel(name)),
+    );
     return set === 1;
   }
 

@@ -14,7 +14,11 @@ export async function serviceAccountForRequest(connection: RedisStoreConnection,
   const [account, used] = await connection.guard(() => redis.mget(keys.account(accessId), keys.nonce(accessId, nonce)));
   if (!account) return { account: null, nonceUsed: false };
   // Frozen: the signature stage keeps it between requests (account-cache.ts).
-  return { account: frozenAccount(withUsage(JSON.parse(account) as StoredServiceAccount, null)), nonceUsed: used !== null && used !== undefined, version: recordVersion(account) };
+  return {
+    account: frozenAccount(withUsage(JSON.parse(account) as StoredServiceAccount, null)),
+    nonceUsed: used !== null && used !== undefined,
+    version: recordVersion(account),
+  };
 }
 
 /** How the nonce is consumed depends on the failover guard: WAIT for the replicas, plainly, or naming the master (failover-fence.ts). */
@@ -31,7 +35,11 @@ export async function consumeNonce(
   if (connection.nonceFailover === 'wait') {
     // Only a fresh nonce waits for the replicas; a refused one is refused whatever they hold.
     const result = await connection.guard(() =>
-      connection.replicaAck.write<number>(keys[0], (pipeline) => pipeline.consumeNonce(...keys, nonceTtlSeconds, version ?? ''), { subject: 'nonce', barrier: false, needed: (answer) => answer === 1 }),
+      connection.replicaAck.write<number>(keys[0], (pipeline) => pipeline.consumeNonce(...keys, nonceTtlSeconds, version ?? ''), {
+        subject: 'nonce',
+        barrier: false,
+        needed: (answer) => answer === 1,
+      }),
     );
     return CONSUMPTIONS[result] ?? 'account_gone';
   }
@@ -42,6 +50,7 @@ export async function consumeNonce(
   const [result, replid, replid2] = await connection.guard(() => redis.consumeNonceNamingMaster(...keys, nonceTtlSeconds, version ?? ''));
   const consumption = CONSUMPTIONS[result] ?? 'account_gone';
   // A nonce fresh to a master that took over may have been used on the one before it: failover-fence.ts.
-  if (consumption === 'fresh' && createdSeconds !== undefined) await connection.fence.check(await connection.guard(async () => masterIdentityOf(replid, replid2)), createdSeconds);
+  if (consumption === 'fresh' && createdSeconds !== undefined)
+    await connection.fence.check(await connection.guard(async () => masterIdentityOf(replid, replid2)), createdSeconds);
   return consumption;
 }

@@ -35,8 +35,19 @@ export interface SignedAdmissionDependencies {
 }
 
 /** Consumes the nonce and reads and checks the body; resolves to the verified bytes (undefined: no body to forward). */
-export async function admitSigned(deps: SignedAdmissionDependencies, request: IdentifiedRequest, signed: VerifiedSignedRequest, source: BodySource): Promise<Buffer | undefined> {
-  const consumed = await deps.store.consumeNonce(signed.accessId, signed.nonce, nonceTtlSeconds(deps.settings.signatureWindowSeconds), signed.version, signed.created);
+export async function admitSigned(
+  deps: SignedAdmissionDependencies,
+  request: IdentifiedRequest,
+  signed: VerifiedSignedRequest,
+  source: BodySource,
+): Promise<Buffer | undefined> {
+  const consumed = await deps.store.consumeNonce(
+    signed.accessId,
+    signed.nonce,
+    nonceTtlSeconds(deps.settings.signatureWindowSeconds),
+    signed.version,
+    signed.created,
+  );
   if (consumed === 'account_changed' || consumed === 'account_gone') deps.accounts.delete(signed.accessId);
   // Authenticated and authorized with a record that is no longer the stored one: checked again.
   if (consumed === 'account_changed') throw new CredentialChangedError();

@@ -28,7 +28,8 @@ export function checkParameters(signature: ReceivedSignature, windowSeconds: num
   if (nonce === undefined || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH) {
     throw new GatewayError('signature_parameters_invalid', `The signature needs a nonce parameter of 1 to ${MAX_NONCE_LENGTH} characters.`);
   }
-  if (created > nowSeconds + CLOCK_SKEW_SECONDS) throw new GatewayError('signature_not_yet_valid', 'The signature was created in the future; check the client clock.');
+  if (created > nowSeconds + CLOCK_SKEW_SECONDS)
+    throw new GatewayError('signature_not_yet_valid', 'The signature was created in the future; check the client clock.');
   if (nowSeconds - created > windowSeconds) throw new GatewayError('signature_expired', `The signature was created more than ${windowSeconds} seconds ago.`);
   if (expires !== undefined) {
     if (expires < created) throw new GatewayError('signature_parameters_invalid', 'The signature expires before it was created.');
@@ -46,7 +47,8 @@ export function checkDigestHeader(digestHeader: string | undefined, hasBody: boo
     if (hasBody) throw new GatewayError('digest_mismatch', 'A request with a body needs a Content-Digest header (sha-256 or sha-512).');
     return undefined;
   }
-  if (!signature.components.includes(BODY_COMPONENT)) throw new GatewayError('signature_components_missing', 'The signature must cover "content-digest" when the header is sent.');
+  if (!signature.components.includes(BODY_COMPONENT))
+    throw new GatewayError('signature_components_missing', 'The signature must cover "content-digest" when the header is sent.');
   const claimed = parseContentDigest(digestHeader);
   if (claimed === 'malformed') throw new GatewayError('digest_mismatch', 'Content-Digest is not a valid structured field dictionary of byte sequences.');
   if (claimed === 'no_supported_algorithm') throw new GatewayError('digest_mismatch', 'Content-Digest has no sha-256 or sha-512 member.');
