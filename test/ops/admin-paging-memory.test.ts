@@ -11,7 +11,9 @@ import { startGatewayProcess } from '../helpers/gateway-process.js';
 import { residentBytes, sharedRedisDeployment } from '../helpers/process-ops.js';
 
 const ACCOUNTS = 20_000;
-const PAGE = 1000;
+/** Accounts per admin page: many pages, so the collector's sawtooth settles within one listing. */
+const PAGE = 250;
+const SEED_BATCH = 1000;
 const MIB = 1024 * 1024;
 
 t.test(`${ACCOUNTS} service accounts listed page by page: each once, memory flat`, async (t) => {
@@ -25,8 +27,8 @@ t.test(`${ACCOUNTS} service accounts listed page by page: each once, memory flat
   await store.connect();
   const publicKey = sshPublicKeyLine(generateKeyPairSync('ed25519').privateKey);
   const seedStarted = Date.now();
-  for (let created = 0; created < ACCOUNTS; created += PAGE) {
-    const batch = Array.from({ length: PAGE }, (_, i) =>
+  for (let created = 0; created < ACCOUNTS; created += SEED_BATCH) {
+    const batch = Array.from({ length: SEED_BATCH }, (_, i) =>
       serviceAccountFromInput({ description: `account ${created + i}`, public_key: publicKey, permissions: ['view_balance'] }),
     );
     const results = await Promise.all(batch.map((account) => store.createServiceAccount(account)));
@@ -80,9 +82,10 @@ t.test(`${ACCOUNTS} service accounts listed page by page: each once, memory flat
   t.comment(
     `RSS listing ${ACCOUNTS} accounts in pages of ${PAGE}: baseline ${mib(baseline)}, peak ${mib(first.peak)} in the first listing (${first.ms} ms), ${mib(second.peak)} in the second (${second.ms} ms)`,
   );
-  // Each page leaves garbage (about 0.5 MB of JSON and its objects) that the collector takes in a
-  // sawtooth; holding the list would instead grow with it, by about 10 KB per account (some 200 MB here). The
-  // second listing must not climb above the first: memory does not grow with the accounts listed.
-  t.ok(first.peak - baseline < 128 * MIB, `bounded: +${mib(first.peak - baseline)} over the baseline`);
-  t.ok(second.peak < first.peak + 32 * MIB, `flat: the second listing peaked at ${mib(second.peak)}, the first at ${mib(first.peak)}`);
+  // Each page leaves garbage (its JSON and objects) that the collector takes in a sawtooth, whose
+  // height V8 decides; holding the list would instead grow with it, by about 10 KB per account
+  // (some 200 MB for one listing here, 400 MB for both) on top of that sawtooth (measured +65 to
+  // +106 MiB). Both listings stay under one bound: memory does not grow with the accounts listed.
+  t.ok(first.peak - baseline < 160 * MIB, `bounded: +${mib(first.peak - baseline)} over the baseline`);
+  t.ok(second.peak - baseline < 160 * MIB, `flat: the second listing peaked at +${mib(second.peak - baseline)}, the first at +${mib(first.peak - baseline)}`);
 });
