@@ -20,7 +20,7 @@ const IDENTITY_KEY = Buffer.concat([Buffer.from([1]), Buffer.alloc(31)]);
 const BASE_POINT = Buffer.concat([Buffer.from([0x58]), Buffer.alloc(31, 0x66)]);
 const ONE = Buffer.concat([Buffer.from([1]), Buffer.alloc(31)]);
 
-t.test('the review, replayed against a gateway process', async (t) => {
+t.test("the reviewer's attacks, replayed against a gateway process", async (t) => {
   const banking = await startEchoUpstream('banking');
   const publicApi = await startEchoUpstream('public');
   const prefix = uniquePrefix('gw-review');
