@@ -62,7 +62,13 @@ t.test('Redis restarted empty: the instances write their key back as soon as it 
   t.equal(await redis.command('GET', prefix + HASH_KEY), key, 'the same key');
   await until(async () => (await redis.command('GET', `${prefix}meta:jwt-signing-keys`)) !== null, 'the signing keys are back', 10_000);
   t.equal(await redis.command('GET', `${prefix}meta:jwt-signing-keys`), signingKeys, 'and the same JWT signing keys: tokens issued before stay valid');
-  await until(async () => (await b.gateway.adminApp.inject({ method: 'GET', url: '/readyz' })).statusCode === 200, 'B ready', 10_000);
+  // Each instance's breaker closes at its own next probe: whichever wrote the key back, both must be ready.
+  for (const [name, instance] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
+    await until(async () => (await instance.gateway.adminApp.inject({ method: 'GET', url: '/readyz' })).statusCode === 200, `${name} ready`, 10_000);
+  }
   const client = await createClient(a, ['sales']);
   t.equal(await tokenStatus(b, client), 200, 'created on A after the restart, authenticated on B');
 });
