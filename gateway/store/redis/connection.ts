@@ -46,6 +46,8 @@ export class RedisStoreConnection {
   private readonly layout: LayoutGate;
   /** Set by close(): a repair in progress stops at its next batch. */
   private closed = false;
+  /** The connection's last error while it is not ready (connect ECONNREFUSED 127.0.0.1:6379). */
+  private connectionError: Error | undefined;
   /** Confirms changes on replicas (a no-op with 0 replicas required), on connections of its own then. */
   readonly replicaAck: ReplicaAck;
   private readonly confirming: ConfirmingConnections;
@@ -80,9 +82,11 @@ export class RedisStoreConnection {
       this.guard(async () => Number(await this.redis.eval(RECORD_FENCE, 1, this.keys.failoverFences, replid, nowMs, KEPT_FENCES))),
     );
     this.watcher = new RedisChannelWatcher(subscriberFactory(this.redis, clientSettings));
-    // Connection errors surface as failed commands (503); the event itself needs no handler noise.
-    this.redis.on('error', () => {});
+    // Connection errors surface as failed commands (503); the last one says why (ECONNREFUSED...),
+    // which a command failing on a closed connection cannot.
+    this.redis.on('error', (error: Error) => (this.connectionError = error));
     this.redis.on('ready', () => {
+      this.connectionError = undefined;
       // Watchers re-read through this connection: when it comes back, the re-reads they may have missed happen now.
       this.watcher.notifyAll();
       // A store that started while Redis was down checks the layout once it first connects.
@@ -108,20 +112,25 @@ export class RedisStoreConnection {
       await this.layout.check();
     } catch (error) {
       if (error instanceof OldLayoutOnClusterError) throw error;
-      throw new StoreUnavailableError(error);
+      throw new StoreUnavailableError(this.connectionError ?? error);
     }
   }
 
   /** Runs an operation once the layout is checked; an outage becomes StoreUnavailableError, answers pass as they are. */
   async guard<T>(operation: () => Promise<T>): Promise<T> {
-    this.layout.assertReady();
+    try {
+      this.layout.assertReady();
+    } catch (error) {
+      // Not connected (yet): the connection's own error says why, not the unchecked layout.
+      throw this.connectionError ? new StoreUnavailableError(this.connectionError) : error;
+    }
     try {
       return await operation();
     } catch (error) {
       if (ANSWERS.some((answer) => error instanceof answer)) throw error;
       // One lost Cluster master: its own error, which the store-wide breaker does not count.
       if (error instanceof NodeUnavailableError) throw error;
-      throw new StoreUnavailableError(error);
+      throw new StoreUnavailableError(this.connectionError ?? error);
     }
   }
 
