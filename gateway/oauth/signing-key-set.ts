@@ -1,42 +1,15 @@
 // The stored JWT signing key set and its keys: what the store holds (the active key, the keys
-// rotated out and still verifying, the kids an operator retired), how a set stored by an older
-// version reads, a key file's keys, and a stored key made usable. No state: gateway/oauth/signing-keys.ts
-// keeps the loaded set and changes the stored one.
+// rotated out and still verifying, the kids an operator retired; the shape is declared with the
+// store, gateway/store/signing-key-set-record.ts), a key file's keys, and a stored key made usable.
+// No state: gateway/oauth/signing-keys.ts keeps the loaded set and changes the stored one.
 import { KeyObject, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { SettingsError, type JwtAlgorithm } from '../config/settings.js';
+import { upgradeKeySet, type StoredKeySetForm } from '../store/record-upgrades.js';
+import type { StoredKey, StoredKeySet } from '../store/signing-key-set-record.js';
 
-export interface StoredKey {
-  kid: string;
-  alg: JwtAlgorithm;
-  privateJwk: JWK;
-  publicJwk: JWK;
-  createdAt: string;
-}
-
-export interface RetiredKey extends StoredKey {
-  retiredAt: string;
-}
-
-/** A key an operator retired before its time: no key material is kept, only what the key list shows. */
-export interface WithdrawnKey extends Omit<RetiredKey, 'privateJwk' | 'publicJwk'> {
-  withdrawnAt: string;
-}
-
-export interface StoredKeySet {
-  active: StoredKey;
-  /** Rotated out, still verifying; newest first. */
-  retired: RetiredKey[];
-  /** Retired by an operator, newest first; kept (as retired keys are) until their tokens have expired. Absent in sets stored before. */
-  withdrawn: WithdrawnKey[];
-}
-
-/** The set as stored before retired keys existed: one previous key, retired when the active one was made. */
-interface LegacyKeySet {
-  active: StoredKey;
-  previous?: StoredKey | null;
-}
+export type { RetiredKey, StoredKey, StoredKeySet, WithdrawnKey } from '../store/signing-key-set-record.js';
 
 export interface LoadedKey {
   kid: string;
@@ -72,11 +45,10 @@ export async function load(stored: StoredKey): Promise<LoadedKey> {
   };
 }
 
+/** The set as the store holds it; one stored in an older form reads as its upgrade (gateway/store/record-upgrades.ts). */
 export function parseKeySet(raw: string): StoredKeySet {
-  const set = JSON.parse(raw) as Partial<StoredKeySet> & LegacyKeySet;
-  const withdrawn = Array.isArray(set.withdrawn) ? set.withdrawn : [];
-  if (Array.isArray(set.retired)) return { active: set.active, retired: set.retired, withdrawn };
-  return { active: set.active, retired: set.previous ? [{ ...set.previous, retiredAt: set.active.createdAt }] : [], withdrawn };
+  const { active, retired, withdrawn } = upgradeKeySet(JSON.parse(raw) as StoredKeySetForm);
+  return { active, retired, withdrawn };
 }
 
 /** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */

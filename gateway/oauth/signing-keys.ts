@@ -12,6 +12,7 @@ import type { JWK } from 'jose';
 import { CoalescedRefresh } from '../cache/coalesced-refresh.js';
 import type { JwtAlgorithm, Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
+import { SIGNING_KEY_SET_META as KEYS_META } from '../store/signing-key-set-record.js';
 import { StoreUnavailableError, type CredentialStore } from '../store/types.js';
 import { CLOCK_TOLERANCE_SECONDS } from './clock-tolerance.js';
 import {
@@ -26,7 +27,6 @@ import {
   type WithdrawnKey,
 } from './signing-key-set.js';
 
-const KEYS_META = 'jwt-signing-keys';
 const REFRESH_INTERVAL_MS = 30_000;
 /** Unknown kids re-read the set at most this often: forged kids cost the store at most 5 reads a second. */
 const MISS_REFRESH_INTERVAL_MS = 200;

@@ -30,12 +30,14 @@ export function clientRecord(overrides: Partial<ClientRecord> = {}): ClientRecor
     accountId: 'acct-1',
     secretHash: 'a'.repeat(64),
     createdAt: '2026-01-01T00:00:00.000Z',
+    resourceServer: false,
     ...overrides,
   };
 }
 
+/** An account with one key (the top-level one, unless overrides name the key list). */
 export function serviceAccountRecord(overrides: Partial<ServiceAccountRecord> = {}): ServiceAccountRecord {
-  return {
+  const account = {
     id: randomUUID(),
     accessId: randomUUID(),
     description: 'payouts',
@@ -48,8 +50,11 @@ export function serviceAccountRecord(overrides: Partial<ServiceAccountRecord> = 
     createdAt: '2026-01-01T00:00:00.000Z',
     lastUsedAt: null,
     lastUsedIp: null,
+    expiresAt: null,
     ...overrides,
   };
+  const { publicKey, publicKeyBytes, fingerprint, createdAt } = account;
+  return { ...account, publicKeys: overrides.publicKeys ?? [{ publicKey, publicKeyBytes, fingerprint, addedAt: createdAt }] };
 }
 
 /** Lists are ordered by id as bytes (Redis ZRANGEBYLEX), not by locale. */
@@ -300,7 +305,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
 
   t.test('service account keys: add a second key, refuse a third or a duplicate, remove any but the last', async (t) => {
     const store = await factory(t);
-    // As stored before key rotation existed: one top-level key, no key list.
+    // An account with its one key, which is also the top-level one.
     const a = serviceAccountRecord();
     await store.createServiceAccount(a);
     await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1' }]);
