@@ -18,8 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { accessIdsOf } from './account-pointers.js';
 import { DELETE_IF_EQUALS } from './listed-create.js';
 import { scanTargets, type RedisClient } from './redis-connection.js';
-import type { RedisKeys } from './redis-keys.js';
-import { globEscape } from './redis-layout-migration.js';
+import { globEscape, type RedisKeys } from './redis-keys.js';
 import type { RepairOptions, RepairReport } from './types.js';
 
 const DEFAULT_SETTLE_MS = 2000;

@@ -23,8 +23,14 @@
 //   <p>signing-key-retired:<kid>           a retired JWT signing key, expires with its last token
 //   <p>failover-fences                     hash: promoted master's replication id -> when a gateway first
 //                                          met it (failover-fence.ts)
-//   <p>layout:version                      '2' once the store is in this layout
+//   <p>layout:version                      '3' once the store is in this layout with every record in
+//                                          its current shape (redis-layout-migration.ts)
 export type CredentialKind = 'client' | 'sa';
+
+/** Escapes a key prefix for SCAN MATCH. */
+export function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
 
 /**
  * A key of one credential: `<prefix><kind>:{<id>}`, plus `:<suffix>` when given. Keys made here for

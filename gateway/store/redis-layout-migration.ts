@@ -1,6 +1,11 @@
-// One-time move from the first key layout (no hash tags: `client:<id>`, `clients` set, `sa:<id>` ->
-// Access ID, `sa-access:<accessId>`, `sa-used:<accessId>`, `nonce:<accessId>:<nonce>`,
-// `fail:<key>`, `revoked:<jti>`) to the Cluster layout of redis-keys.ts, run when a store connects.
+// The key layout, brought to the current version when a store connects: one step per version,
+// each recorded in `layout:version` only once it is complete, so an interrupted start resumes with
+// the step it was in, and a store of the first layout goes through every step in one start. A
+// store already at the current version costs one round trip (its version and one other GET).
+//
+// Version 2: the one-time move from the first key layout (no hash tags: `client:<id>`, `clients` set,
+// `sa:<id>` -> Access ID, `sa-access:<accessId>`, `sa-used:<accessId>`, `nonce:<accessId>:<nonce>`,
+// `fail:<key>`, `revoked:<jti>`) to the Cluster layout of redis-keys.ts.
 //
 // Safe to run by several instances at once and to interrupt: each record moves in one script that
 // reads, writes and deletes it atomically, so it moves exactly once, and a record already moved (or
@@ -11,11 +16,20 @@
 // (they do not say whose token they revoke): they stay where they are, and the store checks them
 // too until the last one expires. A Cluster never held the old layout (its scripts were CROSSSLOT
 // there); if one does, the start is refused with what was found and what to do.
+//
+// Version 3: every record in its current shape (redis-record-upgrade.ts). Client records, service
+// account records and the signing key set stored before a field existed get it, with what its
+// absence meant (not a resource server; never expires; the top-level key as the only one; the
+// first key set's previous key as rotated out), each by compare-and-set, so that concurrent
+// migrations and changes lose nothing and readers need no fallback. It runs on a Cluster too.
 import { Cluster } from 'ioredis';
 import { scanTargets, type RedisClient } from './redis-connection.js';
-import type { RedisKeys } from './redis-keys.js';
+import { globEscape, type RedisKeys } from './redis-keys.js';
+import { upgradeStoredRecords, type UpgradeCounts } from './redis-record-upgrade.js';
 
-const LAYOUT_VERSION = '2';
+const LAYOUT_VERSION = '3';
+/** Recorded once the first layout has moved (version 2 done). */
+const CLUSTER_LAYOUT = '2';
 
 // KEYS: old client, new client, client index. ARGV: client id.
 const MOVE_CLIENT = `
@@ -50,9 +64,18 @@ if ttl > 0 then redis.call('SET', KEYS[2], value, 'PX', ttl, 'NX') elseif ttl ==
 redis.call('DEL', KEYS[1])
 return 1`;
 
+interface Moved {
+  clients: number;
+  serviceAccounts: number;
+  nonces: number;
+  failureCounters: number;
+}
+
 export interface MigrationResult {
-  /** What was moved (all zero when the store was already in the current layout). */
-  moved: { clients: number; serviceAccounts: number; nonces: number; failureCounters: number };
+  /** What was moved from the first layout (all zero when the store was in the Cluster layout already). */
+  moved: Moved;
+  /** What was rewritten in its current shape (all zero when every record was). */
+  upgraded: UpgradeCounts;
   /** Until when (epoch ms) old revocation marks may exist and must still be honoured; 0: none. */
   legacyRevocationsUntil: number;
 }
@@ -68,16 +91,20 @@ export class OldLayoutOnClusterError extends Error {
   }
 }
 
-/** Escapes a key prefix for SCAN MATCH. */
-export function globEscape(text: string): string {
-  return text.replace(/[*?[\]\\]/g, '\\$&');
+/** Brings the store to the current layout (a no-op costing one round trip once it is); see the file comment. */
+export async function migrateLayout(redis: RedisClient, keys: RedisKeys): Promise<MigrationResult> {
+  const [version, until] = await Promise.all([redis.get(keys.layoutVersion), redis.get(keys.legacyRevocationsUntil)]);
+  const inClusterLayout = { moved: { clients: 0, serviceAccounts: 0, nonces: 0, failureCounters: 0 }, legacyRevocationsUntil: Number(until ?? 0) };
+  if (version === LAYOUT_VERSION) return { ...inClusterLayout, upgraded: { clients: 0, serviceAccounts: 0, signingKeySets: 0 } };
+  const first = version === CLUSTER_LAYOUT ? inClusterLayout : await moveFirstLayout(redis, keys);
+  const upgraded = await upgradeStoredRecords(redis, keys);
+  await redis.set(keys.layoutVersion, LAYOUT_VERSION);
+  return { ...first, upgraded };
 }
 
-/** Brings the store to the current layout (a no-op costing one GET once it is); see the file comment. */
-export async function migrateLayout(redis: RedisClient, keys: RedisKeys): Promise<MigrationResult> {
-  const moved = { clients: 0, serviceAccounts: 0, nonces: 0, failureCounters: 0 };
-  const [version, until] = await Promise.all([redis.get(keys.layoutVersion), redis.get(keys.legacyRevocationsUntil)]);
-  if (version === LAYOUT_VERSION) return { moved, legacyRevocationsUntil: Number(until ?? 0) };
+/** Version 2: the move from the first layout (recorded as done at its end). */
+async function moveFirstLayout(redis: RedisClient, keys: RedisKeys): Promise<Omit<MigrationResult, 'upgraded'>> {
+  const moved: Moved = { clients: 0, serviceAccounts: 0, nonces: 0, failureCounters: 0 };
 
   // Old clients and accounts always sit in these two sets. Without them, nothing old is worth
   // moving: nonces and revocations of credentials that no longer exist protect nothing.
@@ -85,7 +112,7 @@ export async function migrateLayout(redis: RedisClient, keys: RedisKeys): Promis
   const oldAccounts = `${keys.prefix}sas`;
   const [hasClients, hasAccounts] = await Promise.all([redis.exists(oldClients), redis.exists(oldAccounts)]);
   if (hasClients === 0 && hasAccounts === 0) {
-    await redis.set(keys.layoutVersion, LAYOUT_VERSION);
+    await redis.set(keys.layoutVersion, CLUSTER_LAYOUT);
     return { moved, legacyRevocationsUntil: 0 };
   }
   if (redis instanceof Cluster) throw new OldLayoutOnClusterError([hasClients ? oldClients : '', hasAccounts ? oldAccounts : ''].filter(Boolean));
@@ -129,6 +156,6 @@ export async function migrateLayout(redis: RedisClient, keys: RedisKeys): Promis
     legacyRevocationsUntil = Math.max(legacyRevocationsUntil, earlier);
     await redis.set(keys.legacyRevocationsUntil, String(legacyRevocationsUntil), 'PXAT', legacyRevocationsUntil);
   }
-  await redis.set(keys.layoutVersion, LAYOUT_VERSION);
+  await redis.set(keys.layoutVersion, CLUSTER_LAYOUT);
   return { moved, legacyRevocationsUntil };
 }

@@ -2,6 +2,9 @@
 // the change), and a rotated-out key stays in the JWKS and verifies until every token it signed has
 // expired, however many rotations follow. Unknown kids cannot block legitimate ones.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { decodeProtectedHeader, SignJWT } from 'jose';
@@ -214,16 +217,28 @@ t.test('retention with an injected clock: kept for lifetime + 60 s after retirem
 });
 
 t.test('a key set stored in the earlier format (one previous key) keeps its previous key', async (t) => {
-  const store = new EmbeddedCredentialStore();
+  // Written so by an older version into the embedded store's snapshot, which reads it upgraded (a
+  // Redis store is upgraded by its layout migration: test/store/redis-migration.test.ts).
+  const dir = mkdtempSync(join(tmpdir(), 'gw-key-set-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const snapshot = join(dir, 'store.json');
+  const older = new EmbeddedCredentialStore(snapshot);
   let now = Date.parse('2026-03-01T00:00:00Z');
-  const original = await SigningKeys.open(store, KEY_SETTINGS, { now: () => now });
+  const original = await SigningKeys.open(older, KEY_SETTINGS, { now: () => now });
   const previousKid = original.signingKey().kid;
   await original.rotate();
   original.close();
-  const current = JSON.parse((await store.getMeta(KEYS_META))!) as { active: { createdAt: string }; retired: Array<Record<string, unknown>> };
+  const current = JSON.parse((await older.getMeta(KEYS_META))!) as { active: { createdAt: string }; retired: Array<Record<string, unknown>> };
   const { retiredAt: _retiredAt, ...previous } = current.retired[0]!;
-  await store.compareAndSetMeta(KEYS_META, await store.getMeta(KEYS_META), JSON.stringify({ active: current.active, previous }));
+  await older.compareAndSetMeta(KEYS_META, await older.getMeta(KEYS_META), JSON.stringify({ active: current.active, previous }));
+  await older.close();
 
+  const store = new EmbeddedCredentialStore(snapshot);
+  t.same(
+    JSON.parse((await store.getMeta(KEYS_META))!),
+    { active: current.active, retired: [{ ...previous, retiredAt: current.active.createdAt }], withdrawn: [] },
+    'restored in the current form',
+  );
   const keys = await SigningKeys.open(store, KEY_SETTINGS, { now: () => now });
   t.teardown(async () => {
     keys.close();

@@ -82,3 +82,50 @@ t.test('without a path nothing is written', async (t) => {
   await store.createClient(clientRecord());
   t.same(readdirSync(dir), []);
 });
+
+t.test('a snapshot an older version wrote restores its records in the current shape, and is written so', async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, 'store.json');
+  const client = clientRecord({ resourceServer: false });
+  const { resourceServer: _r, ...olderClient } = client;
+  const account = serviceAccountRecord({ lastUsedAt: '2026-03-01T00:00:00.000Z', lastUsedIp: '10.1.2.3' });
+  const { expiresAt: _e, publicKeys: _k, ...olderAccount } = account;
+  const key = (kid: string, createdAt: string) => ({ kid, alg: 'EdDSA', privateJwk: { kty: 'OKP', d: kid }, publicJwk: { kty: 'OKP' }, createdAt });
+  const [active, previous] = [key('active', '2026-02-01T00:00:00.000Z'), key('previous', '2026-01-01T00:00:00.000Z')];
+  // As written before retired signing keys were kept in the snapshot: no retiredSigningKeys either.
+  writeFileSync(
+    file,
+    JSON.stringify({
+      clients: { [client.clientId]: olderClient },
+      serviceAccounts: { [account.accessId]: olderAccount },
+      meta: { 'jwt-signing-keys': JSON.stringify({ active, previous }), other: '{"k":1}' },
+      revoked: {},
+    }),
+  );
+
+  const store = new EmbeddedCredentialStore(file);
+  t.teardown(() => store.close());
+  t.same(await store.getClient(client.clientId), client, 'a client from before resourceServer is no resource server');
+  t.same((await store.bearerState(client.clientId, 'jti', 'kid')).client, client);
+  t.same(await store.getServiceAccount(account.id), account, 'an account from before expiry and key rotation: never expires, its one key listed');
+  t.same((await store.serviceAccountForRequest(account.accessId, 'n')).account, account, 'the hot-path read too');
+  t.same((await store.listServiceAccounts({ limit: 10 })).items, [account]);
+  t.same(
+    JSON.parse((await store.getMeta('jwt-signing-keys'))!),
+    { active, retired: [{ ...previous, retiredAt: active.createdAt }], withdrawn: [] },
+    'the first key set form: its previous key rotated out when the active one was made',
+  );
+  t.equal(await store.getMeta('other'), '{"k":1}', 'other shared values are left as they are');
+
+  const second = { publicKey: 'ssh-ed25519 AAAA second', publicKeyBytes: 'B'.repeat(43), fingerprint: 'SHA256:second', addedAt: '2026-04-01T00:00:00.000Z' };
+  t.equal((await store.addServiceAccountKey(account.id, second)).outcome, 'added', 'an upgraded account takes a second key');
+  const written = JSON.parse(readFileSync(file, 'utf8')) as {
+    clients: Record<string, unknown>;
+    serviceAccounts: Record<string, unknown>;
+    meta: Record<string, string>;
+  };
+  t.same(written.clients[client.clientId], client, 'the next snapshot holds every record in the current shape');
+  const onlyKey = { publicKey: account.publicKey, publicKeyBytes: account.publicKeyBytes, fingerprint: account.fingerprint, addedAt: account.createdAt };
+  t.same(written.serviceAccounts[account.accessId], { ...account, publicKeys: [onlyKey, second] });
+  t.same(JSON.parse(written.meta['jwt-signing-keys']!), { active, retired: [{ ...previous, retiredAt: active.createdAt }], withdrawn: [] });
+});

@@ -12,6 +12,7 @@ import { uniquePrefix } from '../helpers/redis.js';
 import { until } from '../helpers/poll.js';
 import { command, countKeys, startCluster } from '../helpers/redis-topology.js';
 import { clientRecord, credentialStoreContract, serviceAccountRecord } from './contract.js';
+import { KEY_SET_META, storeOlderShapes } from './older-records.js';
 
 const cluster = await startCluster(t);
 
@@ -139,6 +140,35 @@ t.test('keys of the first layout on a Cluster: the store refuses to open and nam
   t.match((error as Error).message, `${prefix}sas`);
   t.match((error as Error).message, 'REDIS_URL');
   await t.rejects(store.ping(), { name: 'StoreUnavailableError' }, 'and stays unavailable');
+});
+
+t.test('a Cluster holding version-2 data: records in older shapes are upgraded on every master, one key per script', async (t) => {
+  const prefix = uniquePrefix('older');
+  const writer = clusterStore(prefix);
+  t.teardown(() => writer.close());
+  await writer.connect();
+  const clients = Array.from({ length: 30 }, () => clientRecord());
+  const accounts = Array.from({ length: 30 }, () => serviceAccountRecord());
+  for (const c of clients) t.equal(await writer.createClient(c), true);
+  for (const a of accounts) t.equal(await writer.createServiceAccount(a), true);
+  const key = (kid: string, createdAt: string) => ({ kid, alg: 'EdDSA', privateJwk: { kty: 'OKP', d: kid }, publicJwk: { kty: 'OKP' }, createdAt });
+  const [active, previous] = [key('active', '2026-02-01T00:00:00.000Z'), key('previous', '2026-01-01T00:00:00.000Z')];
+  const raw = new Cluster(cluster.nodes, { lazyConnect: true });
+  t.teardown(() => raw.disconnect());
+  await raw.connect();
+  await storeOlderShapes(raw, prefix, { clients, accounts, keySet: JSON.stringify({ active, previous }) });
+  const perNode = await Promise.all(cluster.servers.map((s) => countKeys(s.port, prefix)));
+  for (const count of perNode) t.ok(count > 10, `every master holds records (${count} keys)`);
+
+  const store = clusterStore(prefix);
+  t.teardown(() => store.close());
+  await store.connect();
+  t.same(store.migration?.upgraded, { clients: 30, serviceAccounts: 30, signingKeySets: 1 });
+  t.equal(await raw.get(`${prefix}layout:version`), '3');
+  // As the older readers read them: no resource server, no expiry, the top-level key the only one.
+  for (const c of clients) t.same(await store.getClient(c.clientId), c);
+  for (const a of accounts) t.same(await store.getServiceAccount(a.id), a);
+  t.same(JSON.parse((await store.getMeta(KEY_SET_META))!), { active, retired: [{ ...previous, retiredAt: active.createdAt }], withdrawn: [] });
 });
 
 t.test('a watcher whose subscriber connection is cut opens another and re-reads: a change made meanwhile is not missed', async (t) => {
