@@ -6,7 +6,7 @@ import { KeyObject, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { SettingsError, type JwtAlgorithm } from '../config/settings.js';
-import { upgradeKeySet, type StoredKeySetForm } from '../store/record-upgrades.js';
+import { isCurrentKeySet } from '../store/record-upgrades.js';
 import type { StoredKey, StoredKeySet } from '../store/signing-key-set-record.js';
 
 export type { RetiredKey, StoredKey, StoredKeySet, WithdrawnKey } from '../store/signing-key-set-record.js';
@@ -45,10 +45,14 @@ export async function load(stored: StoredKey): Promise<LoadedKey> {
   };
 }
 
-/** The set as the store holds it; one stored in an older form reads as its upgrade (gateway/store/record-upgrades.ts). */
+/**
+ * The set as the store holds it. Sets stored in an older form were brought to this one by the
+ * store (gateway/store/record-upgrades.ts); anything else is refused rather than read as a guess.
+ */
 export function parseKeySet(raw: string): StoredKeySet {
-  const { active, retired, withdrawn } = upgradeKeySet(JSON.parse(raw) as StoredKeySetForm);
-  return { active, retired, withdrawn };
+  const set: unknown = JSON.parse(raw);
+  if (!isCurrentKeySet(set)) throw new Error('the stored signing key set is not in the current form (active, retired, withdrawn)');
+  return { active: set.active, retired: set.retired, withdrawn: set.withdrawn };
 }
 
 /** Reads a JWKS of private keys (first active, second previous) fixed by configuration. */

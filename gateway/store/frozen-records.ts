@@ -11,6 +11,6 @@ export function frozenClient(client: ClientRecord): ClientRecord {
 export function frozenAccount(account: ServiceAccountRecord): ServiceAccountRecord {
   Object.freeze(account.permissions);
   Object.freeze(account.allowedIps);
-  if (account.publicKeys) for (const key of Object.freeze(account.publicKeys)) Object.freeze(key);
+  for (const key of Object.freeze(account.publicKeys)) Object.freeze(key);
   return Object.freeze(account);
 }

@@ -2,12 +2,11 @@
 // old key to the new one. Both stores apply these same pure steps, each atomically in its own way.
 import { MAX_SERVICE_ACCOUNT_KEYS, type KeyAddOutcome, type KeyRemoveOutcome, type ServiceAccountKey, type ServiceAccountRecord } from './types.js';
 
-type KeyFields = Pick<ServiceAccountRecord, 'publicKey' | 'publicKeyBytes' | 'fingerprint' | 'createdAt' | 'publicKeys'>;
+type KeyFields = Pick<ServiceAccountRecord, 'publicKey' | 'publicKeyBytes' | 'fingerprint' | 'publicKeys'>;
 
-/** The keys of an account, oldest first, whether or not the record predates key rotation. */
+/** The keys of an account, oldest first. */
 export function serviceAccountKeys(account: KeyFields): ServiceAccountKey[] {
-  if (account.publicKeys && account.publicKeys.length > 0) return account.publicKeys;
-  return [{ publicKey: account.publicKey, publicKeyBytes: account.publicKeyBytes, fingerprint: account.fingerprint, addedAt: account.createdAt }];
+  return account.publicKeys;
 }
 
 /** The account with its key list replaced; the top-level key fields follow the first (oldest) key. */

@@ -62,6 +62,8 @@ function serviceAccount(permissions: string[], allowedIps: string[]): ServiceAcc
     createdAt: '2026-01-01T00:00:00Z',
     lastUsedAt: null,
     lastUsedIp: null,
+    expiresAt: null,
+    publicKeys: [{ publicKey: '', publicKeyBytes: '', fingerprint: '', addedAt: '2026-01-01T00:00:00Z' }],
   };
   return { kind: 'service-account', account };
 }

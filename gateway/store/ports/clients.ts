@@ -10,8 +10,8 @@ export interface ClientRecord {
   /** Hex HMAC-SHA-256 of the client secret under the store's secret-hash key. */
   secretHash: string;
   createdAt: string;
-  /** May introspect tokens (RFC 7662 2.1). Absent on records stored before it existed: false. */
-  resourceServer?: boolean;
+  /** May introspect tokens (RFC 7662 2.1). */
+  resourceServer: boolean;
   /**
    * The hash the last secret roll replaced, still accepted until previousSecretExpiresAt (a grace
    * period); absent when the last roll had no grace, or the client never rolled its secret.

@@ -21,17 +21,13 @@ export interface ServiceAccountRecord {
   createdAt: string;
   lastUsedAt: string | null;
   lastUsedIp: string | null;
+  /** When the credential stops working (ISO 8601 UTC); null: never. */
+  expiresAt: string | null;
   /**
-   * When the credential stops working (ISO 8601 UTC); null or absent: never. Absent on records
-   * stored before it existed.
+   * Every key the account holds (at least one, at most MAX_SERVICE_ACCOUNT_KEYS), oldest first; the
+   * top-level publicKey, publicKeyBytes and fingerprint always mirror the first.
    */
-  expiresAt?: string | null;
-  /**
-   * Every key the account holds (at most MAX_SERVICE_ACCOUNT_KEYS), oldest first; the top-level
-   * publicKey, publicKeyBytes and fingerprint always mirror the first. Absent on records stored
-   * before key rotation existed: then the top-level key is the only one (see serviceAccountKeys).
-   */
-  publicKeys?: ServiceAccountKey[];
+  publicKeys: ServiceAccountKey[];
 }
 
 /** One public key of a service account. */
