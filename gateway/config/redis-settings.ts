@@ -1,8 +1,9 @@
 // How the gateway reaches Redis besides REDIS_URL: a Cluster (REDIS_CLUSTER_NODES) or a master
 // behind Sentinel (REDIS_SENTINELS + REDIS_SENTINEL_MASTER), and the credentials and TLS they use.
-// At most one topology; no value here is ever echoed back in an error (passwords above all).
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+// The settings themselves are declared in setting-registry.ts; here are the kind of a node list and
+// the rules of the topology. No value here is ever echoed back in an error (passwords above all).
+import type { SettingRule } from './setting-declaration.js';
+import { list, refuse } from './setting-kinds.js';
 
 export interface RedisNode {
   readonly host: string;
@@ -28,98 +29,64 @@ export interface RedisConnectionSettings {
   readonly redisTlsCaFile: string | undefined;
 }
 
-/** Reads one raw value and the name an error should report (lent by settings.ts). */
-export type ReadSetting = (key: keyof RedisConnectionSettings) => [unknown, string];
-
-export class RedisSettingsError extends Error {
-  constructor(readonly setting: string, readonly problem: string) {
-    super(`Invalid setting ${setting}: ${problem}`);
-  }
-}
-
-function text(read: ReadSetting, key: keyof RedisConnectionSettings): string | undefined {
-  const [value, name] = read(key);
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' && typeof value !== 'number') throw new RedisSettingsError(name, 'must be a string');
-  return String(value);
-}
-
 /** `host:port,host:port` (or a YAML list); IPv6 hosts in brackets: `[::1]:6379`. */
-function nodes(read: ReadSetting, key: 'redisClusterNodes' | 'redisSentinels'): RedisNode[] {
-  const [value, name] = read(key);
-  if (value === undefined || value === null || value === '') return [];
-  const entries = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : undefined;
-  if (!entries) throw new RedisSettingsError(name, 'must be a list of host:port or a comma-separated string');
-  const parsed = entries.map((e) => e.trim()).filter(Boolean).map((entry) => {
+export const redisNodes = list(
+  (entry): RedisNode => {
     const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(entry);
     const port = Number(match?.[3]);
     // Whatever precedes an @ may be a password: never shown.
     const shown = entry.includes('@') ? `***@${entry.slice(entry.lastIndexOf('@') + 1)}` : entry;
-    if (!match || port < 1 || port > 65535) throw new RedisSettingsError(name, `${JSON.stringify(shown)} is not host:port (credentials go in REDIS_USERNAME / REDIS_PASSWORD)`);
+    if (!match || port < 1 || port > 65535) refuse(`${JSON.stringify(shown)} is not host:port (credentials go in REDIS_USERNAME / REDIS_PASSWORD)`);
     return { host: match[1] ?? match[2]!, port };
-  });
-  if (parsed.length === 0) throw new RedisSettingsError(name, 'must name at least one host:port');
-  return parsed;
-}
+  },
+  'host:port,... (a list in YAML)',
+  { of: 'host:port', empty: 'must name at least one host:port' },
+);
 
-function flag(read: ReadSetting, key: keyof RedisConnectionSettings): boolean {
-  const [value, name] = read(key);
-  if (value === undefined || value === null || value === '' || value === false || value === 'false') return false;
-  if (value === true || value === 'true') return true;
-  throw new RedisSettingsError(name, `must be true or false, got ${JSON.stringify(value)}`);
-}
+type RedisValues = RedisConnectionSettings & { readonly redisUrl: string | undefined };
 
-export function redisConnectionSettings(read: ReadSetting, redisUrl: string | undefined, redisUrlName: string, cwd: string): RedisConnectionSettings {
-  const redisClusterNodes = nodes(read, 'redisClusterNodes');
-  const redisSentinels = nodes(read, 'redisSentinels');
-  const redisSentinelMaster = text(read, 'redisSentinelMaster');
-  const name = (key: keyof RedisConnectionSettings) => read(key)[1];
-
-  const topologies = [
-    redisUrl !== undefined && redisUrlName,
-    redisClusterNodes.length > 0 && name('redisClusterNodes'),
-    redisSentinels.length > 0 && name('redisSentinels'),
-  ].filter((n): n is string => typeof n === 'string');
-  if (topologies.length > 1) {
-    throw new RedisSettingsError(topologies.join(' and '), 'name two Redis topologies; set exactly one of REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS');
-  }
-  if (redisSentinels.length > 0 && redisSentinelMaster === undefined) throw new RedisSettingsError(name('redisSentinelMaster'), 'is required with REDIS_SENTINELS');
-  if (redisSentinelMaster !== undefined && redisSentinels.length === 0) throw new RedisSettingsError(name('redisSentinelMaster'), 'applies only with REDIS_SENTINELS');
-  if (redisSentinelMaster !== undefined && !/^[A-Za-z0-9._-]{1,128}$/.test(redisSentinelMaster)) {
-    throw new RedisSettingsError(name('redisSentinelMaster'), 'must be a master name of letters, digits, . _ -');
-  }
-
-  const redisUsername = text(read, 'redisUsername');
-  const redisPassword = text(read, 'redisPassword');
-  const redisSentinelUsername = text(read, 'redisSentinelUsername');
-  const redisSentinelPassword = text(read, 'redisSentinelPassword');
-  for (const key of ['redisSentinelUsername', 'redisSentinelPassword'] as const) {
-    if (read(key)[0] !== undefined && read(key)[0] !== '' && redisSentinels.length === 0) throw new RedisSettingsError(name(key), 'applies only with REDIS_SENTINELS');
-  }
-  if (redisUrl !== undefined && (redisPassword !== undefined || redisUsername !== undefined)) {
-    const inUrl = new URL(redisUrl);
-    if (inUrl.password || inUrl.username) {
-      throw new RedisSettingsError(`${redisUrlName} and ${name(redisPassword !== undefined ? 'redisPassword' : 'redisUsername')}`, 'both carry credentials; keep them in one place');
-    }
-  }
-
-  const redisTls = flag(read, 'redisTls');
-  const caFile = text(read, 'redisTlsCaFile');
-  if (caFile !== undefined && !existsSync(resolve(cwd, caFile))) throw new RedisSettingsError(name('redisTlsCaFile'), `file ${resolve(cwd, caFile)} does not exist`);
-  if (caFile !== undefined && !redisTls && !redisUrl?.startsWith('rediss:')) throw new RedisSettingsError(name('redisTlsCaFile'), 'applies only with REDIS_TLS=true or a rediss:// URL');
-
-  return {
-    redisClusterNodes,
-    redisSentinels,
-    redisSentinelMaster,
-    redisUsername,
-    redisPassword,
-    redisSentinelUsername,
-    redisSentinelPassword,
-    redisTls,
-    redisTlsCaFile: caFile === undefined ? undefined : resolve(cwd, caFile),
-  };
-}
+/** The rules of the Redis topology: at most one, a Sentinel master named with its sentinels, credentials in one place. */
+export const REDIS_RULES: readonly SettingRule<RedisValues>[] = [
+  {
+    rule: 'at most one Redis topology',
+    involves: ['redisUrl', 'redisClusterNodes', 'redisSentinels'],
+    check: (s) => {
+      const named = [
+        ...(s.redisUrl !== undefined ? ['redisUrl' as const] : []),
+        ...(s.redisClusterNodes.length > 0 ? ['redisClusterNodes' as const] : []),
+        ...(s.redisSentinels.length > 0 ? ['redisSentinels' as const] : []),
+      ];
+      return named.length > 1 ? [{ about: named, problem: 'name two Redis topologies; set exactly one of REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS' }] : [];
+    },
+  },
+  {
+    rule: 'Sentinel settings only with sentinels, and the master name with them',
+    involves: ['redisSentinels', 'redisSentinelMaster', 'redisSentinelUsername', 'redisSentinelPassword'],
+    check: (s) => {
+      if (s.redisSentinels.length > 0) return s.redisSentinelMaster === undefined ? [{ about: 'redisSentinelMaster', problem: 'is required with REDIS_SENTINELS' }] : [];
+      const without = (['redisSentinelMaster', 'redisSentinelUsername', 'redisSentinelPassword'] as const).filter((key) => s[key] !== undefined);
+      return without.map((key) => ({ about: key, problem: 'applies only with REDIS_SENTINELS' }));
+    },
+  },
+  {
+    rule: 'Redis credentials in one place',
+    involves: ['redisUrl', 'redisUsername', 'redisPassword'],
+    check: (s) => {
+      if (s.redisUrl === undefined || (s.redisPassword === undefined && s.redisUsername === undefined)) return [];
+      const inUrl = new URL(s.redisUrl);
+      if (!inUrl.password && !inUrl.username) return [];
+      return [{ about: ['redisUrl', s.redisPassword !== undefined ? 'redisPassword' : 'redisUsername'], problem: 'both carry credentials; keep them in one place' }];
+    },
+  },
+  {
+    rule: 'a CA file only with TLS',
+    involves: ['redisTlsCaFile', 'redisTls', 'redisUrl'],
+    check: (s) =>
+      s.redisTlsCaFile !== undefined && !s.redisTls && !s.redisUrl?.startsWith('rediss:')
+        ? [{ about: 'redisTlsCaFile', problem: 'applies only with REDIS_TLS=true or a rediss:// URL' }]
+        : [],
+  },
+];
 
 /** True when any Redis topology is configured (else the embedded store). */
 export function usesRedis(settings: Pick<RedisConnectionSettings, 'redisClusterNodes' | 'redisSentinels'> & { redisUrl: string | undefined }): boolean {

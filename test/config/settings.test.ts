@@ -4,6 +4,7 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildGateway } from '../../gateway/app.js';
 import { loadSettings, settingsFrom, SettingsError } from '../../gateway/config/settings.js';
 import { REPO_ROOT } from '../helpers/gateway.js';
 
@@ -17,16 +18,16 @@ const PRODUCTION_ENV = {
 };
 
 /** Asserts that building settings fails with a SettingsError whose message contains every fragment. */
-function refuses(t: Test, build: () => unknown, ...fragments: string[]): void {
+function refuses(t: Test, build: () => unknown, ...fragments: (string | RegExp)[]): void {
   let caught: unknown;
   try {
     build();
   } catch (error) {
     caught = error;
   }
-  t.type(caught, SettingsError, `refused: ${fragments.join(' | ')}`);
+  t.type(caught, SettingsError, `refused: ${fragments.map(String).join(' | ')}`);
   const message = (caught as Error | undefined)?.message ?? '';
-  for (const fragment of fragments) t.match(message, fragment, `the message names ${fragment}`);
+  for (const fragment of fragments) t.match(message, fragment, `the message names ${String(fragment)}`);
 }
 
 t.test('defaults for a development start', async (t) => {
@@ -97,13 +98,47 @@ t.test('short admin token', async (t) => {
 });
 
 t.test('production requires Redis, both upstreams and an admin token', async (t) => {
-  for (const missing of ['REDIS_URL', 'PUBLIC_UPSTREAM', 'BANKING_UPSTREAM', 'GATEWAY_ADMIN_TOKEN'] as const) {
+  for (const missing of ['REDIS_URL', 'GATEWAY_ADMIN_TOKEN'] as const) {
     const env: Record<string, string> = { ...PRODUCTION_ENV };
     delete env[missing];
     refuses(t, () => settingsFrom({}, env), missing, 'required in production');
   }
+  // The upstreams are required because the shipped policies route to them: the start (buildGateway) refuses.
+  for (const missing of ['PUBLIC_UPSTREAM', 'BANKING_UPSTREAM'] as const) {
+    const env: Record<string, string> = { ...PRODUCTION_ENV };
+    delete env[missing];
+    const settings = settingsFrom({ policies_dir: `${REPO_ROOT}policies` }, env);
+    await t.rejects(buildGateway(settings), { name: 'SettingsError', message: new RegExp(`Invalid setting ${missing}: is required in production`) }, missing);
+  }
   t.equal(settingsFrom({}, { GATEWAY_ENV: 'development' }).redisUrl, undefined, 'development does without them');
   refuses(t, () => settingsFrom({}, { GATEWAY_ENV: 'staging' }), 'GATEWAY_ENV', 'development, production');
+});
+
+t.test('every invalid or missing setting is reported at once, each by its name', async (t) => {
+  let caught: unknown;
+  try {
+    settingsFrom({ admin_port: 'x', log_level: 'loud' }, { GATEWAY_ENV: 'production', GATEWAY_PORT: '70000', GATEWAY_TRUSTED_PROXIES: '10.0.0.1/8' });
+  } catch (error) {
+    caught = error;
+  }
+  t.type(caught, SettingsError);
+  const error = caught as SettingsError;
+  t.same(
+    error.problems.map((p) => p.setting),
+    ['GATEWAY_PORT', 'admin_port (config) / GATEWAY_ADMIN_PORT', 'log_level (config) / GATEWAY_LOG_LEVEL', 'GATEWAY_TRUSTED_PROXIES', 'GATEWAY_ADMIN_TOKEN', 'REDIS_URL'],
+  );
+  t.equal(error.message.split('\n').length, 6, 'one line per problem');
+  for (const line of error.message.split('\n')) t.match(line, /^Invalid setting \S.*: \S/, line);
+  t.equal(error.setting, 'GATEWAY_PORT', 'the first problem names the error');
+});
+
+t.test('a rule across settings is left out when one of its settings is invalid itself', async (t) => {
+  // The throttle ceilings compare three values: with one unreadable, only that one is reported.
+  const error = t.throws(() => settingsFrom({}, { GATEWAY_THROTTLE_MAX_FAILURES: 'ten', GATEWAY_THROTTLE_MAX_FAILURES_PER_CREDENTIAL: '5' })) as SettingsError;
+  t.same(
+    error.problems.map((p) => p.setting),
+    ['GATEWAY_THROTTLE_MAX_FAILURES'],
+  );
 });
 
 t.test('bad CIDR in trusted proxies', async (t) => {
@@ -147,9 +182,11 @@ t.test('loadSettings reads the YAML file', async (t) => {
 
   writeFileSync(file, 'port: 9300\nprot: 9301\n');
   refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), 'prot', file, 'is not a known setting');
+  refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), 'is not a known setting (did you mean port?)');
 
   writeFileSync(file, 'port: [9300\n');
   refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), file, 'not valid YAML');
+  refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), /\nport: \[9300\n\s*\^/);
 
   writeFileSync(file, '- port\n');
   refuses(t, () => loadSettings({ configFile: file, env: {}, cwd: dir }), file, 'mapping');

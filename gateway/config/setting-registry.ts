@@ -1,0 +1,442 @@
+// Every setting, declared once: its config key, its environment variable, the kind of value with its
+// bounds, its default and what it does. The Settings type (settings.ts), the reader
+// (setting-reader.ts), docs/settings.md and config/gateway.yaml (npm run docs) follow from this list,
+// in this order. Rules across settings are in setting-rules.ts; the upstreams map in upstream-settings.ts.
+import { IPV6_PREFIX_RANGE } from '../net/throttle-key.js';
+import { cidrList, dashboardUsers, hostNames, secretKeyFile, workerCount } from './composite-kinds.js';
+import { redisNodes } from './redis-settings.js';
+import { listOrNone, nullable, optional, setting, type ValuesOf } from './setting-declaration.js';
+import { choice, existingFile, flag, integer, list, path, refuse, text, url } from './setting-kinds.js';
+
+export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+/** gateway: failed client authentication is auth_error, the gateway's own code since its first API; rfc6749: invalid_client. */
+export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
+export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
+/** fence: refuse signatures created before a detected failover; wait: WAIT for a replica per signed request; off. */
+export const NONCE_FAILOVER_GUARDS = ['fence', 'wait', 'off'] as const;
+export type NonceFailoverGuard = (typeof NONCE_FAILOVER_GUARDS)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const ADDRESS = text('an IP address or host name');
+const HTTP_URL = url(['http:', 'https:']);
+/** Cluster or Sentinel: a master whose replica may be promoted. */
+const replicated = (s: { redisClusterNodes: readonly unknown[]; redisSentinels: readonly unknown[] }) => s.redisClusterNodes.length > 0 || s.redisSentinels.length > 0;
+
+export const SETTINGS = {
+  environment: setting({
+    section: 'Environment and listeners',
+    key: 'environment',
+    env: 'GATEWAY_ENV',
+    kind: choice(['development', 'production']),
+    default: 'development',
+    description: 'development or production; production requires Redis, an admin token and a URL for every upstream a policy names.',
+  }),
+  host: setting({ key: 'host', env: 'GATEWAY_HOST', kind: ADDRESS, default: '0.0.0.0', description: 'Address the public listener binds.' }),
+  port: setting({ key: 'port', env: 'GATEWAY_PORT', kind: integer(0, 65535), default: 8080, description: 'Port of the public listener (token endpoint and proxied routes).' }),
+  adminHost: setting({
+    key: 'admin_host',
+    env: 'GATEWAY_ADMIN_HOST',
+    kind: ADDRESS,
+    default: '127.0.0.1',
+    description: 'Address the admin listener (admin API, dashboard, health, metrics) binds; keep it private.',
+  }),
+  adminPort: setting({ key: 'admin_port', env: 'GATEWAY_ADMIN_PORT', kind: integer(0, 65535), default: 8081, description: 'Port of the admin listener.' }),
+  decisionPort: nullable({
+    key: 'decision_port',
+    env: 'GATEWAY_DECISION_PORT',
+    kind: integer(0, 65535),
+    shownDefault: 'off',
+    example: 8082,
+    description: 'Port of the decision listener, where nginx, Envoy and Traefik ask whether a request may pass (README, Decision API); needs trusted_proxies.',
+  }),
+  decisionHost: setting({
+    key: 'decision_host',
+    env: 'GATEWAY_DECISION_HOST',
+    kind: ADDRESS,
+    default: '127.0.0.1',
+    description: 'Address the decision listener binds; only the edge proxies may reach it.',
+  }),
+  logLevel: setting({ key: 'log_level', env: 'GATEWAY_LOG_LEVEL', kind: choice(LOG_LEVELS), default: 'info', description: 'Lowest level of the log lines written.' }),
+
+  redisUrl: optional({
+    section: 'Credential store: Redis (one server, a Cluster or Sentinel; at most one of them), or the embedded store',
+    key: 'redis_url',
+    env: 'REDIS_URL',
+    kind: url(['redis:', 'rediss:']),
+    example: 'redis://127.0.0.1:6379',
+    description: 'Redis shared by all instances; unset (and no Cluster or Sentinel): the embedded single-process store.',
+  }),
+  redisClusterNodes: listOrNone({
+    key: 'redis_cluster_nodes',
+    env: 'REDIS_CLUSTER_NODES',
+    kind: redisNodes,
+    example: '10.0.0.1:7000,10.0.0.2:7000',
+    description: 'Seed nodes of a Redis Cluster, instead of redis_url.',
+  }),
+  redisSentinels: listOrNone({
+    key: 'redis_sentinels',
+    env: 'REDIS_SENTINELS',
+    kind: redisNodes,
+    example: '10.0.0.5:26379,10.0.0.6:26379',
+    description: 'Sentinels that know the Redis master, instead of redis_url.',
+  }),
+  redisSentinelMaster: optional({
+    key: 'redis_sentinel_master',
+    env: 'REDIS_SENTINEL_MASTER',
+    kind: text('a name', (name) => (/^[A-Za-z0-9._-]{1,128}$/.test(name) ? undefined : 'must be a master name of letters, digits, . _ -')),
+    example: 'gateway',
+    description: 'The master name the sentinels monitor (required with redis_sentinels).',
+  }),
+  redisUsername: optional({ key: 'redis_username', env: 'REDIS_USERNAME', kind: text('a user name'), description: 'ACL user of the Redis nodes.' }),
+  redisPassword: optional({
+    key: 'redis_password',
+    env: 'REDIS_PASSWORD',
+    kind: text(),
+    description: 'Password of the Redis nodes (never logged; prefer the environment).',
+  }),
+  redisSentinelUsername: optional({
+    key: 'redis_sentinel_username',
+    env: 'REDIS_SENTINEL_USERNAME',
+    kind: text('a user name'),
+    description: 'ACL user of the sentinels themselves.',
+  }),
+  redisSentinelPassword: optional({
+    key: 'redis_sentinel_password',
+    env: 'REDIS_SENTINEL_PASSWORD',
+    kind: text(),
+    description: 'Password of the sentinels themselves (never logged).',
+  }),
+  redisTls: setting({ key: 'redis_tls', env: 'REDIS_TLS', kind: flag, default: false, description: 'TLS to every Redis node and sentinel (a rediss:// URL implies it).' }),
+  redisTlsCaFile: optional({
+    key: 'redis_tls_ca_file',
+    env: 'REDIS_TLS_CA_FILE',
+    kind: existingFile,
+    shownDefault: 'unset (system CAs)',
+    description: 'PEM file of the CA that signed the Redis certificates; unset: the system CAs.',
+  }),
+  redisKeyPrefix: setting({ key: 'redis_key_prefix', env: 'GATEWAY_REDIS_KEY_PREFIX', kind: text(), default: 'gateway:', description: 'Prefix of every Redis key the gateway writes.' }),
+  redisCommandTimeoutMs: setting({
+    key: 'redis_command_timeout_ms',
+    env: 'GATEWAY_REDIS_COMMAND_TIMEOUT_MS',
+    kind: integer(10, 10_000),
+    // ~100x a healthy round trip, yet a request making a few store calls still answers in under a second.
+    default: 250,
+    description: 'Longest wait for one Redis command; slower fails as 503 store_unavailable.',
+  }),
+  requireRedisPersistence: setting({
+    key: 'require_redis_persistence',
+    env: 'GATEWAY_REQUIRE_REDIS_PERSISTENCE',
+    kind: flag,
+    // A Redis that forgets writes on restart forgets deletions too: production insists by default.
+    default: { from: (s: { environment: string }) => s.environment === 'production', shown: 'true in production, false in development' },
+    description: 'Refuse readiness (in production: the start) unless Redis has appendonly yes.',
+  }),
+  redisAckReplicas: setting({
+    key: 'redis_ack_replicas',
+    env: 'GATEWAY_REDIS_ACK_REPLICAS',
+    kind: integer(0, 16),
+    // A single server is its own last copy: WAIT would return at once, and its durability is its AOF's.
+    default: { from: (s: Parameters<typeof replicated>[0]) => (replicated(s) ? 1 : 0), shown: '1 with Cluster or Sentinel, 0 with redis_url' },
+    description:
+      'Replicas that must hold a deletion, revocation, key removal, secret roll or key retirement before it is answered done (Redis WAIT); fewer in time: 503 change_not_confirmed. 0: answered once the master has it.',
+  }),
+  redisAckTimeoutMs: setting({
+    key: 'redis_ack_timeout_ms',
+    env: 'GATEWAY_REDIS_ACK_TIMEOUT_MS',
+    kind: integer(10, 10_000),
+    // Hundreds of replica round trips; a replica that is further behind than that is lagging.
+    default: 500,
+    description:
+      'Longest wait for those replicas; a change not confirmed in time answers 503 change_not_confirmed (it may or may not have been applied; repeating it is safe).',
+  }),
+  redisNonceFailover: setting({
+    key: 'redis_nonce_failover',
+    env: 'GATEWAY_REDIS_NONCE_FAILOVER',
+    kind: choice(NONCE_FAILOVER_GUARDS),
+    default: { from: (s: Parameters<typeof replicated>[0]) => (replicated(s) ? 'fence' : 'off'), shown: 'fence with Cluster or Sentinel, off with redis_url' },
+    description:
+      'How a used nonce survives a failover: fence refuses signatures created before a new master was detected (plus the clock skew); wait makes each signed request wait for redis_ack_replicas replicas; off trusts the master.',
+  }),
+  dataDir: setting({
+    key: 'data_dir',
+    env: 'GATEWAY_DATA_DIR',
+    kind: path(),
+    default: '.gateway',
+    description: 'Directory for generated files (admin token, embedded store).',
+  }),
+  embeddedStorePath: setting({
+    key: 'embedded_store_path',
+    env: 'GATEWAY_EMBEDDED_STORE_PATH',
+    kind: text('a path'),
+    default: 'embedded-store.json',
+    shownDefault: 'embedded-store.json (in data_dir)',
+    description: 'File of the embedded store, relative to data_dir (ignored when Redis is used).',
+  }),
+
+  adminToken: optional({
+    section: 'Admin access and shared keys',
+    key: 'admin_token',
+    env: 'GATEWAY_ADMIN_TOKEN',
+    kind: text('at least 32 characters', (token) => (token.length >= 32 ? undefined : 'must be at least 32 characters (use: openssl rand -hex 32)')),
+    shownDefault: 'unset (required in production)',
+    description: 'Bearer token of the admin API and dashboard; unset in development: generated into data_dir/admin-token.',
+  }),
+  clientSecretHashKeyFile: optional({
+    key: 'client_secret_hash_key_file',
+    env: 'GATEWAY_CLIENT_SECRET_HASH_KEY_FILE',
+    kind: secretKeyFile,
+    description: 'Key client secrets are hashed with (openssl rand -hex 32); unset: generated and shared through the store.',
+  }),
+  jwtSigningKeyFile: optional({
+    key: 'jwt_signing_key_file',
+    env: 'GATEWAY_JWT_SIGNING_KEY_FILE',
+    kind: existingFile,
+    description: 'JWKS of private signing keys (first is active); unset: generated and shared through the store.',
+  }),
+
+  publicUpstream: optional({
+    section: 'Upstreams (besides these, any number in the upstreams map below)',
+    key: 'public_upstream',
+    env: 'PUBLIC_UPSTREAM',
+    kind: HTTP_URL,
+    shownDefault: 'unset (an example echo server in development)',
+    description: 'URL of upstream public, the same as upstreams.public or GATEWAY_UPSTREAM_PUBLIC; unset in development: an example echo server.',
+  }),
+  bankingUpstream: optional({
+    key: 'banking_upstream',
+    env: 'BANKING_UPSTREAM',
+    kind: HTTP_URL,
+    shownDefault: 'unset (an example echo server in development)',
+    description: 'URL of upstream banking, the same as upstreams.banking or GATEWAY_UPSTREAM_BANKING; unset in development: an example echo server.',
+  }),
+  upstreamTimeoutMs: setting({
+    key: 'upstream_timeout_ms',
+    env: 'GATEWAY_UPSTREAM_TIMEOUT_MS',
+    kind: integer(100, 600_000),
+    default: 10_000,
+    description: 'Longest wait for an upstream answer, for each upstream that sets no timeout_ms of its own; slower is 504 upstream_timeout.',
+  }),
+  upstreamConnections: setting({
+    key: 'upstream_connections',
+    env: 'GATEWAY_UPSTREAM_CONNECTIONS',
+    kind: integer(0, 100_000),
+    default: 0,
+    shownDefault: '0 (no limit)',
+    description:
+      'Most connections open to one upstream at once, for each upstream that sets no connections of its own; further requests wait for a free connection. 0: no limit.',
+  }),
+
+  issuer: setting({
+    section: 'Tokens',
+    key: 'issuer',
+    env: 'GATEWAY_ISSUER',
+    kind: url(['http:', 'https:'], { trimTrailingSlash: true }),
+    default: { from: (s: { port: number }) => `http://localhost:${s.port}`, shown: 'http://localhost:<port>' },
+    description: 'Token issuer (iss) and base of the OAuth metadata URLs.',
+  }),
+  audience: setting({
+    key: 'audience',
+    env: 'GATEWAY_AUDIENCE',
+    kind: text(),
+    default: { from: (s: { issuer: string }) => s.issuer, shown: 'the issuer' },
+    description: 'Audience (aud) of issued tokens, and the one required of presented tokens.',
+  }),
+  tokenTtlSeconds: setting({ key: 'token_ttl_seconds', env: 'GATEWAY_TOKEN_TTL_SECONDS', kind: integer(60, 604_800), default: 86_400, description: 'Lifetime of an issued access token.' }),
+  jwtSigningAlgorithm: setting({
+    key: 'jwt_signing_algorithm',
+    env: 'GATEWAY_JWT_SIGNING_ALGORITHM',
+    kind: choice(JWT_ALGORITHMS),
+    default: 'EdDSA',
+    description: 'Algorithm the gateway signs tokens with; must be among jwt_allowed_algorithms.',
+  }),
+  jwtAllowedAlgorithms: setting({
+    key: 'jwt_allowed_algorithms',
+    env: 'GATEWAY_JWT_ALLOWED_ALGORITHMS',
+    kind: list(
+      (alg) => ((JWT_ALGORITHMS as readonly string[]).includes(alg) ? (alg as JwtAlgorithm) : refuse(`${JSON.stringify(alg)} is not one of ${JWT_ALGORITHMS.join(', ')}`)),
+      `a list of ${JWT_ALGORITHMS.join(', ')}`,
+      { empty: 'must name at least one algorithm' },
+    ),
+    default: ['EdDSA'],
+    description: 'Algorithms a Bearer token may be signed with (never taken from the token).',
+  }),
+  oauthErrorStyle: setting({
+    key: 'oauth_error_style',
+    env: 'GATEWAY_OAUTH_ERROR_STYLE',
+    kind: choice(OAUTH_ERROR_STYLES),
+    default: 'gateway',
+    description: 'Code of a failed client authentication: gateway answers 401 auth_error, rfc6749 401 invalid_client (RFC 6749 section 5.2).',
+  }),
+
+  trustedProxies: listOrNone({
+    section: 'Requests',
+    key: 'trusted_proxies',
+    env: 'GATEWAY_TRUSTED_PROXIES',
+    kind: cidrList,
+    example: ['10.0.0.0/8'],
+    description: 'CIDRs whose X-Forwarded-For is believed.',
+  }),
+  policiesDir: setting({ key: 'policies_dir', env: 'GATEWAY_POLICIES_DIR', kind: path(), default: 'policies', description: 'Directory of the route policies (*.yaml).' }),
+  signatureWindowSeconds: setting({
+    key: 'signature_window_seconds',
+    env: 'GATEWAY_SIGNATURE_WINDOW_SECONDS',
+    kind: integer(5, 3600),
+    default: 300,
+    description: "How far a signature's created may be from now.",
+  }),
+  maxBodyBytes: setting({
+    key: 'max_body_bytes',
+    env: 'GATEWAY_MAX_BODY_BYTES',
+    kind: integer(1, 104_857_600),
+    default: 1_048_576,
+    description: 'Largest body of a signed request (the gateway buffers it to check its digest).',
+  }),
+  oauthMaxBodyBytes: setting({
+    key: 'oauth_max_body_bytes',
+    env: 'GATEWAY_OAUTH_MAX_BODY_BYTES',
+    kind: integer(512, 1_048_576),
+    default: 8192,
+    description: 'Largest body of the token, revoke and introspect forms.',
+  }),
+  adminMaxBodyBytes: setting({
+    key: 'admin_max_body_bytes',
+    env: 'GATEWAY_ADMIN_MAX_BODY_BYTES',
+    kind: integer(4096, 10_485_760),
+    default: 65_536,
+    description: 'Largest body of an admin API or dashboard request.',
+  }),
+  bodyBufferBudgetBytes: setting({
+    key: 'body_buffer_budget_bytes',
+    env: 'GATEWAY_BODY_BUFFER_BUDGET_BYTES',
+    kind: integer(65_536, 4_294_967_296),
+    default: 33_554_432,
+    description: 'Body bytes held in memory across all requests at once (at least max_body_bytes); past it 503.',
+  }),
+  requestTimeoutMs: setting({
+    key: 'request_timeout_ms',
+    env: 'GATEWAY_REQUEST_TIMEOUT_MS',
+    kind: integer(100, 600_000),
+    default: 15_000,
+    description: 'Time a client has to send a whole request (408, connection closed).',
+  }),
+  headersTimeoutMs: setting({
+    key: 'headers_timeout_ms',
+    env: 'GATEWAY_HEADERS_TIMEOUT_MS',
+    kind: integer(100, 600_000),
+    default: { from: (s: { requestTimeoutMs: number }) => Math.min(10_000, s.requestTimeoutMs), shown: '10000 (or request_timeout_ms, if lower)' },
+    description: 'Time a client has to send the request headers (at most request_timeout_ms).',
+  }),
+  keepAliveTimeoutMs: setting({
+    key: 'keep_alive_timeout_ms',
+    env: 'GATEWAY_KEEP_ALIVE_TIMEOUT_MS',
+    kind: integer(1000, 600_000),
+    default: 72_000,
+    description: 'Idle keep-alive connections are closed after this.',
+  }),
+  maxConnections: setting({
+    key: 'max_connections',
+    env: 'GATEWAY_MAX_CONNECTIONS',
+    kind: integer(1, 1_000_000),
+    default: 10_000,
+    description: 'Open connections per listener; further ones are refused at once.',
+  }),
+
+  throttleMaxFailures: setting({
+    section: 'Failed sign-ins (token endpoint and dashboard)',
+    key: 'throttle_max_failures',
+    env: 'GATEWAY_THROTTLE_MAX_FAILURES',
+    kind: integer(1, 100_000),
+    default: 10,
+    description: 'Failed authentications per credential and address within the throttle window.',
+  }),
+  throttleMaxFailuresPerAddress: setting({
+    key: 'throttle_max_failures_per_address',
+    env: 'GATEWAY_THROTTLE_MAX_FAILURES_PER_ADDRESS',
+    kind: integer(1, 1_000_000),
+    default: { from: (s: { throttleMaxFailures: number }) => Math.max(s.throttleMaxFailures, 50), shown: '50 (or throttle_max_failures, if higher)' },
+    description: 'Failed authentications per address (an IPv6 network, see throttle_ipv6_prefix), whatever credential (at least throttle_max_failures).',
+  }),
+  throttleMaxFailuresPerCredential: setting({
+    key: 'throttle_max_failures_per_credential',
+    env: 'GATEWAY_THROTTLE_MAX_FAILURES_PER_CREDENTIAL',
+    kind: integer(1, 10_000_000),
+    default: {
+      from: (s: { throttleMaxFailures: number; throttleMaxFailuresPerAddress: number }) => Math.max(s.throttleMaxFailuresPerAddress, 2 * s.throttleMaxFailures, 1000),
+      shown: '1000 (or the per-address limit or twice throttle_max_failures, if higher)',
+    },
+    description: 'Failed authentications per credential from all addresses (at least twice throttle_max_failures, so one network cannot reach it).',
+  }),
+  throttleIpv6Prefix: setting({
+    key: 'throttle_ipv6_prefix',
+    env: 'GATEWAY_THROTTLE_IPV6_PREFIX',
+    kind: integer(IPV6_PREFIX_RANGE.min, IPV6_PREFIX_RANGE.max),
+    // /64: the network one IPv6 host or LAN commonly holds (RFC 4291 interface identifiers).
+    default: 64,
+    description:
+      'Leading bits of an IPv6 address that the failure throttle counts as one address (one network); IPv4 and IPv4-mapped addresses count alone; 128: each IPv6 address alone.',
+  }),
+  throttleWindowSeconds: setting({
+    key: 'throttle_window_seconds',
+    env: 'GATEWAY_THROTTLE_WINDOW_SECONDS',
+    kind: integer(1, 86_400),
+    default: 300,
+    description: 'Window the failed-authentication limits count over.',
+  }),
+
+  adminHostnames: setting({
+    section: 'Admin listener and dashboard',
+    key: 'admin_hostnames',
+    env: 'GATEWAY_ADMIN_HOSTNAMES',
+    kind: hostNames,
+    default: ['localhost'],
+    description: 'Host names the admin listener answers to (IP literals always; DNS rebinding defence).',
+  }),
+  dashboardUsers: listOrNone({
+    key: 'dashboard_users',
+    env: 'GATEWAY_DASHBOARD_USERS',
+    kind: dashboardUsers,
+    description: 'Dashboard users who sign in with a password, besides the admin token.',
+  }),
+  sessionTtlSeconds: setting({
+    key: 'session_ttl_seconds',
+    env: 'GATEWAY_SESSION_TTL_SECONDS',
+    kind: integer(60, 604_800),
+    default: 28_800,
+    description: 'Lifetime of a dashboard session from sign-in.',
+  }),
+  cookieSecure: setting({
+    key: 'cookie_secure',
+    env: 'GATEWAY_COOKIE_SECURE',
+    kind: flag,
+    default: false,
+    description: 'Mark session cookies Secure (when the admin listener is served over TLS).',
+  }),
+
+  shutdownDrainSeconds: setting({
+    section: 'Processes',
+    key: 'shutdown_drain_seconds',
+    env: 'GATEWAY_SHUTDOWN_DRAIN_SECONDS',
+    kind: integer(0, 300),
+    default: 5,
+    description: 'On SIGTERM: seconds of serving with /readyz 503 and Connection: close before the listeners stop.',
+  }),
+  workers: setting({
+    key: 'workers',
+    env: 'GATEWAY_WORKERS',
+    kind: workerCount,
+    default: 1,
+    description: 'Processes serving the same ports; more than 1 needs Redis.',
+  }),
+  pidFile: optional({
+    key: 'pid_file',
+    env: 'GATEWAY_PID_FILE',
+    kind: path(),
+    example: '.gateway/gateway.pid',
+    description: 'Where the process to signal (HUP: reload, TERM: drain) writes its pid; unset: no file.',
+  }),
+};
+
+/** Every setting's value, as the registry reads it (settings.ts adds the upstreams map). */
+export type RegistryValues = ValuesOf<typeof SETTINGS>;
+export type SettingName = keyof typeof SETTINGS;
