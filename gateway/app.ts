@@ -3,7 +3,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formBody from '@fastify/formbody';
 import type { DestinationStream } from 'pino';
-import type { Settings } from './config/settings.js';
+import { missingUpstreamUrls } from './config/routed-upstreams.js';
+import { SettingsError, type Settings } from './config/settings.js';
+import { upstreamsWithUrls } from './config/upstream-settings.js';
 import { BodyBudget, countBodyAgainst } from './http/body-budget.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { newFastify } from './http/listener.js';
@@ -21,7 +23,7 @@ import { observeRequests } from './pipeline/observe.js';
 import { requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
 import { registerProxy } from './pipeline/proxy.js';
 import { registerDecision } from './decision/decision-app.js';
-import { loadPolicyDirectory } from './policy/policy-loader.js';
+import { loadPolicies, type Policy } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
 import { Lifecycle } from './process/lifecycle.js';
 import { SignatureAuthenticator } from './pipeline/authenticate/signature/signature-authenticator.js';
@@ -60,11 +62,21 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/**
+ * The policy files, refused (at start, or on reload) while a route names an upstream the settings do
+ * not declare, or one without a URL: all of those are listed at once, each with the variable to set.
+ */
+function loadPolicy(settings: Settings): Policy {
+  const policy = loadPolicies(settings.policiesDir, new Set(Object.keys(settings.upstreams)));
+  const missing = missingUpstreamUrls(policy.routes, settings.upstreams, settings.environment);
+  if (missing.length > 0) throw SettingsError.of(missing);
+  return policy;
+}
+
 export async function buildGateway(settings: Settings, options: GatewayOptions = {}): Promise<Gateway> {
-  if (!settings.publicUpstream || !settings.bankingUpstream) throw new Error('buildGateway needs PUBLIC_UPSTREAM and BANKING_UPSTREAM');
   if (!settings.adminToken) throw new Error('buildGateway needs GATEWAY_ADMIN_TOKEN');
   // The policy is validated before the store is opened: a bad file stops the start with nothing to clean up.
-  const policy = new PolicyHolder(() => loadPolicyDirectory(settings.policiesDir));
+  const policy = new PolicyHolder(() => loadPolicy(settings));
   const metrics = new GatewayMetrics(BUILD);
   // Does not wait for the store to answer: the gateway starts (not ready) while Redis is down.
   const storeRuntime = await openStoreRuntime(settings, options, metrics);
@@ -117,11 +129,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress);
     },
   };
-  const closeUpstreams = await registerProxy(publicApp, {
-    ...checks,
-    settings,
-    upstreams: { public: settings.publicUpstream, banking: settings.bankingUpstream },
-  });
+  const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams) });
   let decisionApp: FastifyInstance | undefined;
   if (settings.decisionPort !== null) {
     decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');

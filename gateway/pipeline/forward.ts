@@ -1,5 +1,6 @@
 // Stage 7: forward exactly the path, query and body that were authorized to the route's upstream.
-// undici's dispatcher is used directly, one keep-alive pool per upstream, and the upstream's answer
+// undici's dispatcher is used directly, one keep-alive pool per configured upstream (each with its
+// own timeout and connection limit), and the upstream's answer
 // is written to the client's socket as it arrives: no stream objects or header objects in between
 // (a proxy's cost is mostly this path, so it carries nothing it does not need). Response headers
 // pass by the same rule as before: hop-by-hop fields describe the gateway's own connections.
@@ -9,12 +10,25 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pool, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
 import { sendError } from '../http/error-reply.js';
-import type { UpstreamName } from '../policy/policy-loader.js';
 import { downstreamHeaderList } from './mutate.js';
 import type { Allowed, ResponseFields } from './verdict.js';
 
-export interface ForwarderSettings {
-  upstreamTimeoutMs: number;
+/** One upstream the gateway forwards to (gateway/config/upstream-settings.ts, with its URL set). */
+export interface UpstreamTarget {
+  readonly url: string;
+  /** Longest wait for its response headers, and between two pieces of its body. */
+  readonly timeoutMs: number;
+  /** Most connections open to it at once; 0: no limit. */
+  readonly connections: number;
+}
+
+function poolFor(upstream: UpstreamTarget): Pool {
+  return new Pool(upstream.url, {
+    headersTimeout: upstream.timeoutMs,
+    bodyTimeout: upstream.timeoutMs,
+    connectTimeout: Math.min(upstream.timeoutMs, 5000),
+    connections: upstream.connections === 0 ? null : upstream.connections,
+  });
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -92,15 +106,11 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
 }
 
 export class Forwarder {
-  private readonly pools: Record<UpstreamName, Pool>;
+  private readonly pools: ReadonlyMap<string, Pool>;
 
-  constructor(upstreams: Record<UpstreamName, string>, settings: ForwarderSettings) {
-    const options: Pool.Options = {
-      headersTimeout: settings.upstreamTimeoutMs,
-      bodyTimeout: settings.upstreamTimeoutMs,
-      connectTimeout: Math.min(settings.upstreamTimeoutMs, 5000),
-    };
-    this.pools = { public: new Pool(upstreams.public, options), banking: new Pool(upstreams.banking, options) };
+  /** One pool per upstream, by name. */
+  constructor(upstreams: Readonly<Record<string, UpstreamTarget>>) {
+    this.pools = new Map(Object.entries(upstreams).map(([name, upstream]) => [name, poolFor(upstream)]));
   }
 
   /**
@@ -115,15 +125,19 @@ export class Forwarder {
     const payload: Buffer | Readable | null = body ?? (request.body as Readable | undefined) ?? null;
     // The client left while the checks ran: nobody to answer, nothing to send upstream.
     if (reply.raw.destroyed) return Promise.resolve();
+    const pool = this.pools.get(route.upstream);
+    if (!pool) {
+      // The start and every reload refuse a policy naming an upstream without a URL: not reached.
+      request.log.error({ upstream: route.upstream }, 'the route names an upstream without a connection pool');
+      sendError(request, reply, new GatewayError('upstream_unavailable'));
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
-      this.pools[route.upstream].dispatch(
-        { method: request.method, path, headers, body: payload },
-        new ResponseRelay(request, reply, verdict.responseFields, resolve),
-      );
+      pool.dispatch({ method: request.method, path, headers, body: payload }, new ResponseRelay(request, reply, verdict.responseFields, resolve));
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pools.public.close(), this.pools.banking.close()]);
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 }

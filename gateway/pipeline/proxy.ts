@@ -2,20 +2,18 @@
 // applies their verdict to its own reply: a refusal is answered with the verdict's error, an allowed
 // request gets its headers by rule (stage 6) and is forwarded (stage 7).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { peerAddressOf } from '../net/client-ip.js';
-import type { UpstreamName } from '../policy/policy-loader.js';
 import { exchangeBody } from './body-source.js';
-import { Forwarder } from './forward.js';
+import { Forwarder, type UpstreamTarget } from './forward.js';
 import { upstreamHeaders } from './mutate.js';
 import { receivedOriginal } from './original-request.js';
 import { PROXIED_METHODS, requestChecker, type CheckDependencies } from './pipeline.js';
 import type { Allowed } from './verdict.js';
 
 export interface ProxyDependencies extends CheckDependencies {
-  settings: Pick<Settings, 'trustedProxies' | 'upstreamTimeoutMs'>;
-  upstreams: Record<UpstreamName, string>;
+  /** Every upstream with a URL, by name: each gets its own connection pool. */
+  upstreams: Readonly<Record<string, UpstreamTarget>>;
 }
 
 function allowedVerdictOf(request: FastifyRequest): Allowed {
@@ -40,7 +38,7 @@ export async function registerProxy(app: FastifyInstance, deps: ProxyDependencie
     request.forwardedAt = performance.now();
   }
 
-  const forwarder = new Forwarder(deps.upstreams, deps.settings);
+  const forwarder = new Forwarder(deps.upstreams);
   await app.register(async (proxy) => {
     // Bodies are not parsed: a signed route reads and verifies its own in the admit stage, and any
     // other body streams through to the upstream untouched.

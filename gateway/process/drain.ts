@@ -21,9 +21,10 @@ export interface DrainTiming {
 /** How long open connections are still read once the listeners stopped accepting. */
 const SETTLE_MS = 1000;
 
-/** GATEWAY_SHUTDOWN_DRAIN_SECONDS, then as long as a request may legitimately take (receiving it, or its upstream). */
-export function drainTiming(settings: Pick<Settings, 'shutdownDrainSeconds' | 'requestTimeoutMs' | 'upstreamTimeoutMs'>): DrainTiming {
-  return { drainMs: settings.shutdownDrainSeconds * 1000, finishMs: Math.max(settings.requestTimeoutMs, settings.upstreamTimeoutMs) };
+/** GATEWAY_SHUTDOWN_DRAIN_SECONDS, then as long as a request may legitimately take (receiving it, or its slowest upstream). */
+export function drainTiming(settings: Pick<Settings, 'shutdownDrainSeconds' | 'requestTimeoutMs' | 'upstreamTimeoutMs' | 'upstreams'>): DrainTiming {
+  const upstreamMs = Math.max(settings.upstreamTimeoutMs, ...Object.values(settings.upstreams).map((u) => u.timeoutMs));
+  return { drainMs: settings.shutdownDrainSeconds * 1000, finishMs: Math.max(settings.requestTimeoutMs, upstreamMs) };
 }
 
 /** From now on, every response asks the client to close its connection afterwards. */
