@@ -7,12 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
-import { buildGateway } from './app.js';
-import { loadSettings, redactUrl, SettingsError, type Settings } from './config/settings.js';
+import { buildGateway, type Gateway } from './app.js';
+import { loadSettings, redactUrl, SettingsError, type Settings, type UpstreamSettings } from './config/settings.js';
+import { upstreamVariable } from './config/upstream-settings.js';
+import { describeUnknownVariables, unknownVariables } from './config/unknown-variables.js';
 import { startEchoUpstream, type EchoUpstream } from './examples/echo-upstream.js';
 import { PolicyError } from './policy/policy-loader.js';
 import { obeyOrders } from './process/control.js';
 import { drainTiming } from './process/drain.js';
+import { checkAddressesFree, listenAt, listenerAddresses, ListenError } from './process/listeners.js';
 import { reportReady } from './process/messages.js';
 import { writePidFile } from './process/pid-file.js';
 import { superviseWorkers } from './process/workers.js';
@@ -22,6 +25,12 @@ const log = pino({ name: 'gateway' });
 
 /** How long a starting instance waits for its store before it listens anyway, not ready. */
 const STARTUP_READY_WAIT_MS = 3000;
+
+/** The shipped upstreams, which forward to an example echo server in development when they have no URL. */
+const EXAMPLE_UPSTREAMS = [
+  ['public', 'PUBLIC_UPSTREAM'],
+  ['banking', 'BANKING_UPSTREAM'],
+] as const;
 
 /** In development without GATEWAY_ADMIN_TOKEN, a token is generated once and kept in a 0600 file. */
 function developmentAdminToken(settings: Settings): string {
@@ -33,26 +42,48 @@ function developmentAdminToken(settings: Settings): string {
   return token;
 }
 
+/** Binds every listener, the public one once the store answers (or after a few seconds); on a failure closes what did bind. */
+async function listen(gateway: Gateway, settings: Settings): Promise<void> {
+  const [admin, publicAddress, decision] = listenerAddresses(settings);
+  try {
+    await listenAt(gateway.adminApp, admin!);
+    // A load balancer sends a restarted instance traffic as soon as its public port opens: open it
+    // once the store answers, so that a rolling restart answers nothing with 503. Without a store
+    // after a few seconds, open it anyway (not ready: 503) and become ready when the store answers.
+    for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline;) await sleep(20);
+    await listenAt(gateway.publicApp, publicAddress!);
+    if (gateway.decisionApp && decision) await listenAt(gateway.decisionApp, decision);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
+  // First, so that it shows even when the settings are refused (a misspelt variable may be why).
+  const unknown = cluster.isPrimary ? unknownVariables(process.env) : [];
+  if (unknown.length > 0) {
+    log.warn({ event: 'unknown_variables', variables: unknown.map((u) => u.name) }, `ignored: no setting is named ${describeUnknownVariables(unknown)}`);
+  }
   let settings = loadSettings();
+  // Before anything starts: a port in use stops the start here, with nothing to close.
+  if (cluster.isPrimary) await checkAddressesFree(listenerAddresses(settings));
   const examples: EchoUpstream[] = [];
-  const filled: { -readonly [K in keyof Settings]?: Settings[K] } = {};
+  const filled: { adminToken?: string; upstreams?: Record<string, UpstreamSettings> } = {};
   if (!settings.adminToken) {
     filled.adminToken = developmentAdminToken(settings);
     log.warn({ file: join(settings.dataDir, 'admin-token') }, 'GATEWAY_ADMIN_TOKEN is unset: using the development admin token kept in this file');
   }
-  // Only development reaches here without upstreams: settings validation refuses it in production.
-  for (const [key, name] of [
-    ['publicUpstream', 'public'],
-    ['bankingUpstream', 'banking'],
-  ] as const) {
-    if (settings[key]) continue;
+  // Production never falls back to an example: buildGateway refuses a policy naming an upstream without a URL.
+  for (const [name, variable] of EXAMPLE_UPSTREAMS) {
+    const upstream = settings.upstreams[name]!;
+    if (upstream.url || settings.environment === 'production') continue;
     const echo = await startEchoUpstream(name);
     examples.push(echo);
-    filled[key] = echo.url;
+    filled.upstreams = { ...settings.upstreams, ...filled.upstreams, [name]: { ...upstream, url: echo.url } };
     log.warn(
       { upstream: name, url: echo.url },
-      `EXAMPLE upstream: no ${name === 'public' ? 'PUBLIC_UPSTREAM' : 'BANKING_UPSTREAM'} is set, so requests go to a built-in echo server`,
+      `EXAMPLE upstream: neither ${variable} nor ${upstreamVariable(name)} is set, so requests to upstream ${name} go to a built-in echo server`,
     );
   }
   settings = Object.freeze({ ...settings, ...filled });
@@ -64,7 +95,9 @@ async function main(): Promise<void> {
   if (settings.workers > 1 && cluster.isPrimary) {
     // The workers read their settings again; what was filled in here reaches them through the
     // environment (the example upstreams run in this process, shared by all workers).
-    const env = { PUBLIC_UPSTREAM: filled.publicUpstream, BANKING_UPSTREAM: filled.bankingUpstream, GATEWAY_ADMIN_TOKEN: filled.adminToken };
+    const exampleUrls =
+      examples.length === 0 ? {} : Object.fromEntries(EXAMPLE_UPSTREAMS.map(([name]) => [upstreamVariable(name), filled.upstreams?.[name]?.url]));
+    const env = { ...exampleUrls, GATEWAY_ADMIN_TOKEN: filled.adminToken };
     superviseWorkers(log, {
       workers: settings.workers,
       env: Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)),
@@ -85,13 +118,7 @@ async function main(): Promise<void> {
       process.exit(1);
     },
   });
-  await gateway.adminApp.listen({ host: settings.adminHost, port: settings.adminPort });
-  // A load balancer sends a restarted instance traffic as soon as its public port opens: open it
-  // once the store answers, so that a rolling restart answers nothing with 503. Without a store
-  // after a few seconds, open it anyway (not ready: 503) and become ready when the store answers.
-  for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline;) await sleep(20);
-  await gateway.publicApp.listen({ host: settings.host, port: settings.port });
-  if (gateway.decisionApp && settings.decisionPort !== null) await gateway.decisionApp.listen({ host: settings.decisionHost, port: settings.decisionPort });
+  await listen(gateway, settings);
   obeyOrders(gateway, log, { timing, afterClose: closeExamples });
   // The pid file exists before "gateway started" is logged: whoever waits for that line can signal.
   if (cluster.isPrimary && settings.pidFile) writePidFile(settings.pidFile);
@@ -99,6 +126,7 @@ async function main(): Promise<void> {
     {
       store: describeRedis(settings, redactUrl),
       routes: gateway.policy.current.routes.length,
+      upstreams: Object.keys(settings.upstreams),
       public: settings.port,
       admin: settings.adminPort,
       decision: settings.decisionPort,
@@ -109,8 +137,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof SettingsError || error instanceof PolicyError) {
-    log.fatal(error.message);
+  if (error instanceof SettingsError || error instanceof PolicyError || error instanceof ListenError) {
+    // For a person, not a log pipeline: each problem on its own line, a YAML excerpt with its caret as written.
+    process.stderr.write(`gateway: not started:\n${error.message}\n`);
   } else {
     log.fatal({ err: error }, 'gateway failed to start');
   }

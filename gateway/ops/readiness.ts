@@ -13,6 +13,8 @@ import { judgePersistence } from './persistence-verdict.js';
 
 export interface ReadinessDependencies {
   breaker: StoreBreaker;
+  /** Where the store is, for a person reading why it is down (never a password: describeRedis with redactUrl). */
+  storeAddress: string;
   /** The guarded store. */
   store: CredentialStore;
   hasher: ClientSecretHasher;
@@ -66,7 +68,7 @@ export class Readiness {
   missing(): { what: string; why: string }[] {
     const missing: { what: string; why: string }[] = [];
     const { breaker, hasher, keys } = this.deps;
-    if (!breaker.up) missing.push({ what: 'store', why: breaker.downReason ?? 'not answering' });
+    if (!breaker.up) missing.push({ what: 'store', why: `${this.deps.storeAddress}: ${breaker.downReason ?? 'not answering'}` });
     if (this.persistence === 'refused') missing.push({ what: 'redis_persistence', why: this.persistenceProblem ?? 'refused' });
     else if (this.persistence === 'pending') missing.push({ what: 'redis_persistence', why: 'not checked yet' });
     if (!hasher.loaded) missing.push({ what: 'client_secret_hash_key', why: hasher.problem ?? 'not loaded yet' });

@@ -3,13 +3,14 @@
 // Nothing here makes the start fail when Redis is down; only a bad key file stops the start.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream } from 'pino';
-import type { Settings } from '../config/settings.js';
+import { redactUrl, type Settings } from '../config/settings.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { ClientSecretHasher } from '../oauth/client-secrets.js';
 import { SigningKeys } from '../oauth/signing-keys.js';
 import { StoreBreaker } from '../store/circuit-breaker.js';
 import { guardStore } from '../store/guarded-store.js';
 import { startStore } from '../store/open-store.js';
+import { describeRedis } from '../store/redis-connection.js';
 import type { CredentialStore } from '../store/types.js';
 import { Readiness } from './readiness.js';
 import { repairWhenUp } from './startup-repair.js';
@@ -54,7 +55,8 @@ export async function openStoreRuntime(settings: Settings, options: StoreRuntime
       await opened.store.ping();
     },
   });
-  reportStoreTransitions(breaker, log, metrics, opened.store.nodes);
+  const address = describeRedis(settings, redactUrl);
+  reportStoreTransitions(breaker, log, metrics, address, opened.store.nodes);
   // Only on a store of its own: a store handed in (tests) is checked by whoever made it.
   const stopRepair = options.store ? () => {} : repairWhenUp(breaker, opened.store, log);
   const store = guardStore(opened.store, breaker, metrics.stages.store);
@@ -70,6 +72,7 @@ export async function openStoreRuntime(settings: Settings, options: StoreRuntime
   };
   const readiness = new Readiness({
     breaker,
+    storeAddress: address,
     store,
     hasher,
     keys,

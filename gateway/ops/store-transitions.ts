@@ -6,17 +6,24 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { StoreBreaker } from '../store/circuit-breaker.js';
 import type { StoreNodes } from '../store/node-breakers.js';
 
-export function reportStoreTransitions(breaker: StoreBreaker, log: Pick<Logger, 'info' | 'error'>, metrics: GatewayMetrics, nodes?: StoreNodes): void {
+/** `store` says where the store is (never a password), so that the line alone tells what to look at. */
+export function reportStoreTransitions(
+  breaker: StoreBreaker,
+  log: Pick<Logger, 'info' | 'error'>,
+  metrics: GatewayMetrics,
+  store: string,
+  nodes?: StoreNodes,
+): void {
   metrics.observeStore(breaker);
   if (nodes) reportNodeTransitions(nodes, log, metrics);
   breaker.onTransition((event) => {
     if (event.kind === 'down') {
       metrics.storeOutages.inc();
       log.error(
-        { event: 'store_down', reason: event.reason },
+        { event: 'store_down', store, reason: event.reason },
         event.first
-          ? 'credential store unreachable at start: not ready, requests get 503 store_unavailable until it answers'
-          : 'credential store down: requests get 503 store_unavailable at once until it answers again',
+          ? `credential store unreachable at start: ${store} (${event.reason}); not ready, requests get 503 store_unavailable until it answers`
+          : `credential store down: ${store} (${event.reason}); requests get 503 store_unavailable at once until it answers again`,
       );
     } else if (event.first) {
       log.info({ event: 'store_up' }, 'credential store connected');

@@ -1,0 +1,164 @@
+// Start errors a person can act on. A port in use is one line naming its variable and the address,
+// and nothing claims to listen before; a bad config file shows its caret excerpt as lines; a
+// production start lists every upstream without a URL at once; an unknown GATEWAY_* variable is named
+// with the setting it most likely meant; an unreachable Redis is named, with the error, in the log
+// and in /readyz. Real starts (gateway/main.ts) only where the exit and the output are the point.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { buildGateway } from '../../gateway/app.js';
+import { settingsFrom } from '../../gateway/config/settings.js';
+import { checkAddressesFree, listenerAddresses } from '../../gateway/process/listeners.js';
+import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
+import { closedPort } from '../helpers/http.js';
+import { killOnInterrupt } from '../helpers/interrupt-cleanup.js';
+import { bearerPolicy, policyDirWith } from '../helpers/policy-dir.js';
+
+/** Starts gateway/main.ts and resolves with its exit code and everything it wrote. */
+function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    killOnInterrupt(child);
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+async function occupied(t: Test): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
+function tempDir(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-start-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+t.test('a public port in use: one line naming GATEWAY_PORT and the address, and no listener claims to listen', async (t) => {
+  const port = await occupied(t);
+  const { code, output } = await start({ GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(await closedPort()), GATEWAY_DATA_DIR: tempDir(t) });
+  t.equal(code, 1);
+  t.match(
+    output,
+    `GATEWAY_PORT: 127.0.0.1:${port} (the public listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_PORT to a free port\n`,
+  );
+  t.notMatch(output, /listening|gateway started/i, 'no listener said it listens');
+  t.notMatch(output, /\n\s+at /, 'no stack trace');
+  t.equal(output.split('\n').filter((line) => line.includes('EADDRINUSE')).length, 1, 'one line');
+});
+
+t.test('every listener is checked before any starts: admin and decision ports name their own variables', async (t) => {
+  const admin = await occupied(t);
+  const decision = await occupied(t);
+  const addresses = listenerAddresses({
+    host: '127.0.0.1',
+    port: 0,
+    adminHost: '127.0.0.1',
+    adminPort: admin,
+    decisionHost: '127.0.0.1',
+    decisionPort: decision,
+  });
+  await t.rejects(checkAddressesFree(addresses), {
+    name: 'ListenError',
+    message: [
+      `GATEWAY_ADMIN_PORT: 127.0.0.1:${admin} (the admin listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_ADMIN_PORT to a free port`,
+      `GATEWAY_DECISION_PORT: 127.0.0.1:${decision} (the decision listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_PORT to a free port`,
+    ].join('\n'),
+  });
+  await t.rejects(
+    checkAddressesFree(
+      listenerAddresses({ host: '192.0.2.77', port: 8080, adminHost: '127.0.0.1', adminPort: 0, decisionHost: '127.0.0.1', decisionPort: null }),
+    ),
+    {
+      message: 'GATEWAY_HOST: 192.0.2.77:8080 (the public listener): 192.0.2.77 is not an address of this machine (EADDRNOTAVAIL)',
+    },
+  );
+  await t.resolves(
+    checkAddressesFree(
+      listenerAddresses({ host: '127.0.0.1', port: await closedPort(), adminHost: '127.0.0.1', adminPort: 0, decisionHost: '127.0.0.1', decisionPort: null }),
+    ),
+  );
+});
+
+t.test('a YAML error shows its caret excerpt as lines; an unknown variable is named with the setting it meant', async (t) => {
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'gateway.yaml'), 'port: [9300\nadmin_port: 9301\n');
+  const { code, output } = await start({ GATEWAY_CONFIG: join(dir, 'gateway.yaml'), GATEWAY_SIGNATURE_WINDOW: '60' });
+  t.equal(code, 1);
+  t.match(output, `Invalid setting ${join(dir, 'gateway.yaml')}: is not valid YAML: `);
+  t.match(output, /\nport: \[9300\nadmin_port: 9301\n\^/, 'the excerpt and its caret, line by line');
+  t.notMatch(output, '\\n', 'no escaped line breaks');
+  const warning = JSON.parse(output.split('\n').find((line) => line.includes('unknown_variables'))!);
+  t.match(warning, {
+    level: 40,
+    event: 'unknown_variables',
+    variables: ['GATEWAY_SIGNATURE_WINDOW'],
+    msg: /GATEWAY_SIGNATURE_WINDOW \(did you mean GATEWAY_SIGNATURE_WINDOW_SECONDS\?\)/,
+  });
+});
+
+t.test('production without several upstream URLs: one message lists them all, with the variable to set', async (t) => {
+  const policies = policyDirWith(t, { 'ledger.yaml': bearerPolicy('ledger') });
+  const settings = settingsFrom(
+    { policies_dir: policies, upstreams: { ledger: { timeout_ms: 2000 } } },
+    { GATEWAY_ENV: 'production', GATEWAY_ADMIN_TOKEN: 'y'.repeat(40), REDIS_URL: 'redis://127.0.0.1:1' },
+    REPO_ROOT,
+  );
+  // Refused before the store is opened: nothing is started.
+  await t.rejects(buildGateway(settings), {
+    name: 'SettingsError',
+    message: [
+      `Invalid setting BANKING_UPSTREAM: is required in production: ${join(policies, 'banking.yaml')} routes to upstream banking, which has no URL (or set GATEWAY_UPSTREAM_BANKING, or upstreams.banking in the config file)`,
+      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required in production: ${join(policies, 'ledger.yaml')} routes to upstream ledger, which has no URL (or set upstreams.ledger in the config file)`,
+      `Invalid setting PUBLIC_UPSTREAM: is required in production: ${join(policies, 'public.yaml')} routes to upstream public, which has no URL (or set GATEWAY_UPSTREAM_PUBLIC, or upstreams.public in the config file)`,
+    ].join('\n'),
+  });
+});
+
+t.test('in development another upstream a policy names must be configured: the start names the file and the upstream', async (t) => {
+  const policies = policyDirWith(t, { 'ledger.yaml': bearerPolicy('ledger') });
+  const settings = settingsFrom(
+    {
+      admin_token: 'z'.repeat(32),
+      policies_dir: policies,
+      public_upstream: 'http://127.0.0.1:1',
+      banking_upstream: 'http://127.0.0.1:1',
+      upstreams: { ledger: null },
+    },
+    {},
+    REPO_ROOT,
+  );
+  await t.rejects(buildGateway(settings), {
+    name: 'SettingsError',
+    message: `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required: ${join(policies, 'ledger.yaml')} routes to upstream ledger, which has no URL (or set upstreams.ledger in the config file)`,
+  });
+});
+
+t.test('Redis unreachable: the log and /readyz name its address (no password) and the error', async (t) => {
+  const port = await closedPort();
+  const tg = await startTestGateway(t, { config: { redis_url: `redis://:hunter2hunter2@127.0.0.1:${port}` } });
+  const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
+  t.equal(ready.statusCode, 503);
+  t.equal(ready.json().details.store, `redis://:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`);
+  const down = tg.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === 'store_down');
+  t.match(down, {
+    store: `redis://:***@127.0.0.1:${port}`,
+    reason: `connect ECONNREFUSED 127.0.0.1:${port}`,
+    msg: `credential store unreachable at start: redis://:***@127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port}); not ready, requests get 503 store_unavailable until it answers`,
+  });
+  t.notMatch(tg.logs.text + ready.body, 'hunter2', 'the password is never shown');
+});
