@@ -103,6 +103,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     tokens,
     metrics,
     addressOf,
+    vocabulary: () => policy.current.vocabulary,
   };
   await publicApp.register(async (scope) => {
     // The OAuth forms carry an id, a secret, a scope or a token: a few kilobytes, not a banking body.
@@ -114,7 +115,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     registerTokenEndpoint(scope, oauth);
     registerTokenManagement(scope, { ...oauth, store });
   });
-  registerDiscovery(publicApp, settings, keys);
+  registerDiscovery(publicApp, settings, keys, () => policy.current.vocabulary);
   // One set of checks for both modes: the proxy forwards what passes them, the decision listener answers for it.
   const checks: CheckDependencies = {
     settings,

@@ -14,6 +14,7 @@ import { registerClientRoutes } from './clients-routes.js';
 import { ADMIN_SECURITY, documentListener, mergedDocument, type ApiDocument } from './api-document.js';
 import { adminErrors } from './schemas/error-body.js';
 import { PolicySchema } from './schemas/operations.js';
+import { policyView } from './policy-view.js';
 import { described } from '../http/schema-helpers.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerSigningKeyRoutes } from './signing-keys-routes.js';
@@ -85,30 +86,18 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
   await app.register(async (api) => {
     // A session cookie counts only with its CSRF token on changes (checked by the dashboard).
     api.addHook('onRequest', adminGuard(deps.settings.adminToken!, dashboard.sessionCheck));
-    registerClientRoutes(api, deps.store, deps.hasher);
-    registerServiceAccountRoutes(api, deps.store);
+    const vocabulary = () => deps.policy.current.vocabulary;
+    registerClientRoutes(api, deps.store, deps.hasher, vocabulary);
+    registerServiceAccountRoutes(api, deps.store, vocabulary);
     registerSigningKeyRoutes(api, deps.keys);
     registerStoreRoutes(api, deps.store);
 
     const policySchema = {
-      summary: 'The active policy routes.',
+      summary: 'The active policy: its routes, and the scopes and permissions it declares.',
       tags: ['Operations'],
       security: ADMIN_SECURITY,
-      response: { 200: described(PolicySchema, 'The routes.'), ...adminErrors() },
+      response: { 200: described(PolicySchema, 'The routes and the declared vocabulary.'), ...adminErrors() },
     };
-    api.get('/admin/v1/policy', { schema: policySchema }, async () => ({
-      routes: deps.policy.current.routes.map((r) => ({
-        id: r.id,
-        method: r.method,
-        path: r.template,
-        host: r.host,
-        upstream: r.upstream,
-        auth: r.auth,
-        scopes: r.scopes,
-        permissions: r.permissions,
-        rate_limit: r.rateLimit ? { requests: r.rateLimit.requests, per_seconds: r.rateLimit.perSeconds } : null,
-        digest: r.digest,
-      })),
-    }));
+    api.get('/admin/v1/policy', { schema: policySchema }, async () => policyView(deps.policy.current));
   });
 }

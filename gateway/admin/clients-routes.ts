@@ -10,7 +10,9 @@ import { generateClientSecret, type ClientSecretHasher } from '../oauth/client-s
 import type { ClientRecord, CredentialStore } from '../store/types.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { pageRequest } from './paging.js';
+import type { Vocabulary } from '../policy/vocabulary.js';
 import {
+  clientInputSchema,
   ClientInputSchema,
   ClientListSchema,
   ClientParamsSchema,
@@ -24,6 +26,7 @@ import {
 import { adminErrors, usual } from './schemas/error-body.js';
 import { PageQuerySchema } from './schemas/paging.js';
 import { described } from '../http/schema-helpers.js';
+import { vocabularyBodyValidator } from './vocabulary-body.js';
 
 export type { ClientView, CreatedClientView, RolledSecretView } from './schemas/clients.js';
 
@@ -43,7 +46,8 @@ export function publicClient(client: ClientRecord): ClientView {
 const NOT_FOUND = 'No client with that client_id.';
 const TAGS = ['OAuth clients'];
 
-export function registerClientRoutes(parent: FastifyInstance, store: CredentialStore, hasher: ClientSecretHasher): void {
+/** `vocabulary`: the policy's, in force now; a client may be granted only the scopes it declares. */
+export function registerClientRoutes(parent: FastifyInstance, store: CredentialStore, hasher: ClientSecretHasher, vocabulary: () => Vocabulary): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -56,6 +60,7 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         body: ClientInputSchema,
         response: { 201: described(CreatedClientSchema, 'Created. Cache-Control: no-store.'), ...adminErrors({ 400: usual(400) }) },
       },
+      validatorCompiler: vocabularyBodyValidator((v) => clientInputSchema([...v.scopes.keys()]), vocabulary),
     },
     async (request, reply) => {
       const body = request.body;

@@ -15,8 +15,11 @@ import { pageRequest } from './paging.js';
 import { adminErrors, usual } from './schemas/error-body.js';
 import { ServiceAccountAccessIdQuerySchema, ServiceAccountListQuerySchema } from './schemas/paging.js';
 import { described } from '../http/schema-helpers.js';
+import type { Vocabulary } from '../policy/vocabulary.js';
+import { vocabularyBodyValidator } from './vocabulary-body.js';
 import {
   CreatedServiceAccountSchema,
+  serviceAccountInputSchema,
   ServiceAccountInputSchema,
   ServiceAccountKeyInputSchema,
   ServiceAccountKeyParamsSchema,
@@ -52,7 +55,8 @@ const NOT_FOUND = 'No service account with that id.';
 const TAGS = ['Service accounts'];
 const KEY_CONFLICTS = 'service_account_key_limit: the account already holds two keys; service_account_key_exists: it already holds this key.';
 
-export function registerServiceAccountRoutes(parent: FastifyInstance, store: CredentialStore): void {
+/** `vocabulary`: the policy's, in force now; an account may be granted only the permissions it declares. */
+export function registerServiceAccountRoutes(parent: FastifyInstance, store: CredentialStore, vocabulary: () => Vocabulary): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -65,6 +69,7 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
         body: ServiceAccountInputSchema,
         response: { 201: described(CreatedServiceAccountSchema, 'Created. Cache-Control: no-store.'), ...adminErrors({ 400: usual(400) }) },
       },
+      validatorCompiler: vocabularyBodyValidator((v) => serviceAccountInputSchema([...v.permissions.keys()]), vocabulary),
     },
     async (request, reply) => {
       const account = serviceAccountFromInput(request.body);

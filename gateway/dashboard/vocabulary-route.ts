@@ -1,26 +1,33 @@
-// What the create forms offer: the seven permissions with their meanings (seed 5.3) and the routes
-// each one opens in the running policy (seed 4.2), the OAuth scopes, and the default allow-list.
-// Served from the same tables the gateway enforces, so the form cannot drift from them.
+// What the create forms offer: the permissions and the scopes the policy declares, with their
+// descriptions, the "moves money" mark, and the routes each one opens in the running policy, and
+// the default allow-list. Served from the policy the gateway enforces, so the forms cannot drift
+// from it (a reload shows at the next page load).
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../errors.js';
+import type { PolicyRoute } from '../policy/policy-loader.js';
 import type { PolicyHolder } from '../policy/route-table.js';
-import { PERMISSIONS, PERMISSION_NAMES, SCOPES } from '../policy/vocabulary.js';
 import { DEFAULT_ALLOWED_IPS } from '../service-accounts/allowed-ips.js';
 import type { DashboardAuth } from './session-auth.js';
+
+function routesNaming(routes: readonly PolicyRoute[], named: (route: PolicyRoute) => readonly string[], name: string) {
+  return routes.filter((r) => named(r).includes(name)).map((r) => ({ method: r.method, path: r.template }));
+}
 
 export function registerVocabularyRoute(app: FastifyInstance, auth: DashboardAuth, policy: PolicyHolder): void {
   app.get('/dashboard/api/vocabulary', async (request) => {
     if (!(await auth.sessionOf(request))) throw new GatewayError('admin_unauthorized');
-    const routes = policy.current.routes;
+    const { routes, vocabulary } = policy.current;
     return {
-      permissions: PERMISSION_NAMES.map((name) => ({
-        name,
-        meaning: PERMISSIONS[name],
-        routes: routes.filter((r) => r.permissions.includes(name)).map((r) => ({ method: r.method, path: r.template })),
+      permissions: [...vocabulary.permissions.values()].map((p) => ({
+        name: p.name,
+        description: p.description,
+        moves_money: p.movesMoney,
+        routes: routesNaming(routes, (r) => r.permissions, p.name),
       })),
-      scopes: SCOPES.map((name) => ({
-        name,
-        routes: routes.filter((r) => r.scopes.includes(name)).map((r) => ({ method: r.method, path: r.template })),
+      scopes: [...vocabulary.scopes.values()].map((s) => ({
+        name: s.name,
+        description: s.description,
+        routes: routesNaming(routes, (r) => r.scopes, s.name),
       })),
       default_allowed_ips: DEFAULT_ALLOWED_IPS,
     };

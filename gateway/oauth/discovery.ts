@@ -2,11 +2,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
-import { SCOPES } from '../policy/vocabulary.js';
+import type { Vocabulary } from '../policy/vocabulary.js';
 import { JWKS_RESPONSES, METADATA_RESPONSES } from './endpoint-schemas.js';
 import type { SigningKeys } from './signing-keys.js';
 
-export function registerDiscovery(app: FastifyInstance, settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms'>, keys: SigningKeys): void {
+/** `vocabulary`: the policy's, in force now; scopes_supported lists its scopes. */
+export function registerDiscovery(
+  app: FastifyInstance,
+  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms'>,
+  keys: SigningKeys,
+  vocabulary: () => Vocabulary,
+): void {
   const jwksSchema = { summary: 'Public signing keys (JWKS).', tags: ['OAuth'], response: JWKS_RESPONSES };
   app.get('/.well-known/jwks.json', { schema: jwksSchema, ...DOCUMENTATION_ONLY }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
@@ -24,9 +30,12 @@ export function registerDiscovery(app: FastifyInstance, settings: Pick<Settings,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    scopes_supported: [...SCOPES],
     access_token_signing_alg_values_supported: [...settings.jwtAllowedAlgorithms],
   };
   const metadataSchema = { summary: 'RFC 8414 authorization server metadata.', tags: ['OAuth'], response: METADATA_RESPONSES };
-  app.get('/.well-known/oauth-authorization-server', { schema: metadataSchema, ...DOCUMENTATION_ONLY }, async () => metadata);
+  // The scopes change with a policy reload: read at each request.
+  app.get('/.well-known/oauth-authorization-server', { schema: metadataSchema, ...DOCUMENTATION_ONLY }, async () => ({
+    ...metadata,
+    scopes_supported: [...vocabulary().scopes.keys()],
+  }));
 }

@@ -2,7 +2,6 @@
 // metadata, for the OpenAPI document. They document only (gateway/http/documentation-only.ts):
 // each endpoint checks its form itself, in the order RFC 6749 ranks the errors.
 import { Type } from 'typebox';
-import { SCOPES } from '../policy/vocabulary.js';
 
 export const OAUTH_ERROR_ID = 'OAuthError';
 
@@ -123,7 +122,7 @@ export const METADATA_RESPONSES = {
       token_endpoint_auth_methods_supported: Type.Array(Type.String()),
       revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
       introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
-      scopes_supported: Type.Array(Type.Enum(SCOPES)),
+      scopes_supported: Type.Array(Type.String(), { description: 'The scopes the policy declares.' }),
       access_token_signing_alg_values_supported: Type.Array(Type.String()),
     },
     { description: 'RFC 8414 authorization server metadata.' },

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { Address } from '../net/cidr.js';
-import { isScope } from '../policy/vocabulary.js';
+import type { Vocabulary } from '../policy/vocabulary.js';
 import type { ClientRecord } from '../store/types.js';
 import type { AccessTokens } from './access-tokens.js';
 import { clientCredentialsOf, formFields, type ClientAuthenticator, type FormFields } from './client-authentication.js';
@@ -16,6 +16,8 @@ export interface OAuthDependencies {
   metrics: GatewayMetrics;
   /** The client address the throttle counts failures against (by its network); undefined when the socket reports none. */
   addressOf: (request: FastifyRequest) => Address | undefined;
+  /** The policy's, in force now: a token carries only scopes it declares (a reload may have removed some a client holds). */
+  vocabulary: () => Vocabulary;
 }
 
 function checkGrantType(fields: FormFields): void {
@@ -25,11 +27,11 @@ function checkGrantType(fields: FormFields): void {
   }
 }
 
-function grantedScopes(fields: FormFields, client: ClientRecord): string[] {
+function grantedScopes(fields: FormFields, client: ClientRecord, vocabulary: Vocabulary): string[] {
   if (fields.scope === undefined) return client.scopes;
   const requested = [...new Set(fields.scope.split(' ').filter(Boolean))];
   if (requested.length === 0) throw new GatewayError('invalid_scope', 'scope is empty.');
-  const refused = requested.filter((s) => !isScope(s) || !client.scopes.includes(s));
+  const refused = requested.filter((s) => !vocabulary.scopes.has(s) || !client.scopes.includes(s));
   if (refused.length > 0) throw new GatewayError('invalid_scope', `The scope ${refused.join(' ')} is not allowed for this client.`);
   return requested;
 }
@@ -49,7 +51,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     const credentials = clientCredentialsOf(request, fields);
     checkGrantType(fields);
     const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
-    const scopes = grantedScopes(fields, client);
+    const scopes = grantedScopes(fields, client, deps.vocabulary());
     const { token } = await deps.tokens.issue(client, scopes);
     deps.metrics.tokensIssued.inc();
     return { access_token: token, token_type: 'Bearer', expires_in: deps.tokens.lifetimeSeconds, scope: scopes.join(' ') };

@@ -1,21 +1,20 @@
-// Loads and validates the declarative policy files. Any problem (a bad file, an unknown scope or
-// permission, two routes that could match the same request) is an error naming the file and route:
-// at start it stops the gateway; on reload the running policy is kept.
+// Loads and validates the declarative policy files. The shape of each file is checked against the
+// published schema (policy-shape.ts); the rules a schema cannot state are checked here: a route's
+// scheme against its scopes or permissions, names that no file declares, upstreams that are not
+// configured, two routes that could match the same request. Any problem is an error naming the file
+// and route: at start it stops the gateway; on reload the running policy is kept.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { isPermission, isScope, type Permission, type Scope } from './vocabulary.js';
 import { compileTemplate, templatesOverlap, type Segment } from './path-template.js';
+import { PolicyError } from './policy-error.js';
+import type { AuthScheme, DigestCheck, PolicyFileShape, PolicyRouteShape } from './policy-schema.js';
+import { checkPolicyShape } from './policy-shape.js';
 import { parseRateLimit, type RateLimitRule } from './rate-limit-rule.js';
+import { mergeVocabularies, type DeclaredVocabulary, type PermissionEntry, type Vocabulary, type VocabularyEntry } from './vocabulary.js';
 
-export const UPSTREAMS = ['public', 'banking'] as const;
-export type UpstreamName = (typeof UPSTREAMS)[number];
-export const AUTH_SCHEMES = ['bearer', 'signature'] as const;
-export type AuthScheme = (typeof AUTH_SCHEMES)[number];
-/** Who checks a signed body against its Content-Digest: the gateway, or (decision mode) the upstream. */
-export const DIGEST_CHECKS = ['gateway', 'upstream'] as const;
-export type DigestCheck = (typeof DIGEST_CHECKS)[number];
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export { PolicyError } from './policy-error.js';
+export { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAM_NAME_PATTERN, type AuthScheme, type DigestCheck } from './policy-schema.js';
 
 export interface PolicyRoute {
   /** Stable id used in metrics and logs, e.g. "public:GET /v1/sales/{id}" ("public:GET api.example.com/v1/sales" with a host). */
@@ -26,10 +25,13 @@ export interface PolicyRoute {
   readonly host: string | null;
   readonly template: string;
   readonly segments: readonly Segment[];
-  readonly upstream: UpstreamName;
+  /** The name of a configured upstream. */
+  readonly upstream: string;
   readonly auth: AuthScheme;
-  readonly scopes: readonly Scope[];
-  readonly permissions: readonly Permission[];
+  /** Declared scopes (the policy's vocabulary). */
+  readonly scopes: readonly string[];
+  /** Declared permissions (the policy's vocabulary). */
+  readonly permissions: readonly string[];
   /** Requests per credential and window on this route; null: not limited. */
   readonly rateLimit: RateLimitRule | null;
   /**
@@ -40,43 +42,18 @@ export interface PolicyRoute {
   readonly digest: DigestCheck;
 }
 
-export class PolicyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PolicyError';
-  }
+/** One file: its routes and the scopes and permissions it declares. */
+export interface PolicyFile {
+  readonly file: string;
+  readonly routes: readonly PolicyRoute[];
+  readonly declared: DeclaredVocabulary;
 }
 
-type Raw = Record<string, unknown>;
-
-function isMapping(value: unknown): value is Raw {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The policy the gateway enforces: every file's routes, and the vocabulary they are written in. */
+export interface Policy {
+  readonly routes: readonly PolicyRoute[];
+  readonly vocabulary: Vocabulary;
 }
-
-/** A value from the file, for a message; YAML aliases can make it circular, which JSON cannot show. */
-function shown(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return Array.isArray(value) ? 'a self-referencing list' : 'a self-referencing mapping';
-  }
-}
-
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], where: string, field: string): T {
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new PolicyError(`${where}: ${field} must be one of ${allowed.join(', ')}, got ${shown(value)}`);
-  }
-  return value as T;
-}
-
-function stringList(value: unknown, where: string, field: string): string[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new PolicyError(`${where}: ${field} must be a list of names`);
-  return value as string[];
-}
-
-const FILE_KEYS = new Set(['upstream', 'auth', 'host', 'rate_limit', 'digest', 'routes']);
-const ROUTE_KEYS = new Set(['id', 'method', 'path', 'host', 'upstream', 'auth', 'scopes', 'permissions', 'rate_limit', 'digest']);
 
 function rateLimitAt(value: unknown, where: string): RateLimitRule | null {
   try {
@@ -86,12 +63,8 @@ function rateLimitAt(value: unknown, where: string): RateLimitRule | null {
   }
 }
 
-function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, defaultRateLimit: RateLimitRule | null): PolicyRoute {
-  const at = `${file}, route ${index + 1}`;
-  if (!isMapping(raw)) throw new PolicyError(`${at}: must be a mapping with method and path`);
-  for (const key of Object.keys(raw)) if (!ROUTE_KEYS.has(key)) throw new PolicyError(`${at}: unknown field ${JSON.stringify(key)}`);
-  const method = oneOf(typeof raw.method === 'string' ? raw.method.toUpperCase() : raw.method, METHODS, at, 'method');
-  if (typeof raw.path !== 'string') throw new PolicyError(`${at}: path must be a path template such as /v1/sales/{id}`);
+function compileRoute(raw: PolicyRouteShape, file: string, defaults: PolicyFileShape, defaultRateLimit: RateLimitRule | null): PolicyRoute {
+  const method = raw.method.toUpperCase();
   const where = `${file}, route ${method} ${raw.path}`;
   let segments: Segment[];
   try {
@@ -99,32 +72,25 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
   } catch (error) {
     throw new PolicyError(`${where}: ${(error as Error).message}`);
   }
-  const upstream = oneOf(raw.upstream ?? defaults.upstream, UPSTREAMS, where, 'upstream');
-  const auth = oneOf(raw.auth ?? defaults.auth, AUTH_SCHEMES, where, 'auth');
-  const hostValue = raw.host ?? defaults.host ?? null;
-  if (hostValue !== null && (typeof hostValue !== 'string' || !/^[a-z0-9.-]+$/i.test(hostValue))) {
-    throw new PolicyError(`${where}: host must be a host name without port or scheme`);
-  }
-  const scopes = stringList(raw.scopes, where, 'scopes');
-  const permissions = stringList(raw.permissions, where, 'permissions');
-  for (const s of scopes) if (!isScope(s)) throw new PolicyError(`${where}: unknown scope ${JSON.stringify(s)}`);
-  for (const p of permissions) if (!isPermission(p)) throw new PolicyError(`${where}: unknown permission ${JSON.stringify(p)}`);
+  const upstream = raw.upstream ?? defaults.upstream;
+  if (upstream === undefined) throw new PolicyError(`${where}: upstream is required: name it on the route or for the whole file`);
+  const auth = raw.auth ?? defaults.auth;
+  if (auth === undefined) throw new PolicyError(`${where}: auth is required (bearer or signature): give it on the route or for the whole file`);
+  const host = (raw.host ?? defaults.host)?.toLowerCase() ?? null;
+  const scopes = raw.scopes ?? [];
+  const permissions = raw.permissions ?? [];
   if (auth === 'bearer' && (scopes.length === 0 || permissions.length > 0)) {
     throw new PolicyError(`${where}: a bearer route needs scopes (at least one) and no permissions`);
   }
   if (auth === 'signature' && (permissions.length === 0 || scopes.length > 0)) {
     throw new PolicyError(`${where}: a signature route needs permissions (at least one) and no scopes`);
   }
-  const digest = oneOf(raw.digest ?? defaults.digest ?? 'gateway', DIGEST_CHECKS, where, 'digest');
+  const digest = raw.digest ?? defaults.digest ?? 'gateway';
   if (digest === 'upstream' && auth !== 'signature')
     throw new PolicyError(`${where}: digest: upstream applies to signature routes only (a bearer route's body is not signed)`);
   const name = basename(file).replace(/\.ya?ml$/, '');
-  // An id labels metrics and logs: text (or a number), never a list or mapping turned into "[object Object]".
-  if (raw.id !== undefined && !((typeof raw.id === 'string' && raw.id.trim() !== '') || (typeof raw.id === 'number' && Number.isFinite(raw.id)))) {
-    throw new PolicyError(`${where}: id must be non-empty text`);
-  }
   // Routes that differ only by host are distinct routes: the host is part of the default id.
-  const id = raw.id === undefined ? `${name}:${method} ${hostValue === null ? '' : hostValue.toLowerCase()}${raw.path}` : String(raw.id);
+  const id = raw.id === undefined ? `${name}:${method} ${host ?? ''}${raw.path}` : String(raw.id);
   const rateLimit = raw.rate_limit === undefined ? defaultRateLimit : rateLimitAt(raw.rate_limit, where);
   // The id names the limit in the RateLimit response fields, where it is a quoted string of printable ASCII.
   if (rateLimit && !/^[\x20-\x7e]+$/.test(id))
@@ -133,30 +99,91 @@ function compileRoute(raw: unknown, index: number, file: string, defaults: Raw, 
     id,
     file,
     method,
-    host: hostValue === null ? null : hostValue.toLowerCase(),
+    host,
     template: raw.path,
     segments,
     upstream,
     auth,
-    scopes: scopes as Scope[],
-    permissions: permissions as Permission[],
+    scopes: Object.freeze([...scopes]),
+    permissions: Object.freeze([...permissions]),
     rateLimit,
     digest,
   });
 }
 
-export function parsePolicyFile(file: string, text: string): PolicyRoute[] {
+/** A declaration as written (name: description, or name: { description, ... }) as an entry. */
+function declared(file: string, shape: PolicyFileShape): DeclaredVocabulary {
+  const describe = (value: string | { description: string }) => (typeof value === 'string' ? value : value.description);
+  return {
+    scopes: Object.entries(shape.scopes ?? {}).map(([name, value]): VocabularyEntry => Object.freeze({ name, description: describe(value), file })),
+    permissions: Object.entries(shape.permissions ?? {}).map(([name, value]): PermissionEntry =>
+      Object.freeze({ name, description: describe(value), movesMoney: typeof value !== 'string' && value.moves_money === true, file }),
+    ),
+  };
+}
+
+/** One file on its own: its shape, and each route's own rules. Names and upstreams are checked with all the files (assemblePolicy). */
+export function parsePolicyFile(file: string, text: string): PolicyFile {
   let doc: unknown;
   try {
     doc = parseYaml(text);
   } catch (error) {
     throw new PolicyError(`${file}: not valid YAML: ${(error as Error).message}`);
   }
-  if (!isMapping(doc)) throw new PolicyError(`${file}: must be a mapping with a routes list`);
-  for (const key of Object.keys(doc)) if (!FILE_KEYS.has(key)) throw new PolicyError(`${file}: unknown field ${JSON.stringify(key)}`);
-  if (!Array.isArray(doc.routes) || doc.routes.length === 0) throw new PolicyError(`${file}: routes must be a non-empty list`);
+  checkPolicyShape(file, doc);
   const defaultRateLimit = rateLimitAt(doc.rate_limit, file);
-  return doc.routes.map((raw, i) => compileRoute(raw, i, file, doc, defaultRateLimit));
+  return { file, routes: doc.routes.map((raw) => compileRoute(raw, file, doc, defaultRateLimit)), declared: declared(file, doc) };
+}
+
+/** A few of the names, for a message: a long vocabulary is not listed whole. */
+function someOf(names: readonly string[], most = 12): string {
+  if (names.length === 0) return 'none';
+  return names.length <= most ? names.join(', ') : `${names.slice(0, most).join(', ')} and ${names.length - most} more`;
+}
+
+function routeWhere(route: PolicyRoute): string {
+  return `${route.file}, route ${route.method} ${route.template}`;
+}
+
+/** Every upstream no configured one answers for, with the files and routes naming it, in one message. */
+function checkUpstreams(routes: readonly PolicyRoute[], known: ReadonlySet<string>): void {
+  const unknown = new Map<string, Map<string, PolicyRoute[]>>();
+  for (const route of routes) {
+    if (known.has(route.upstream)) continue;
+    const files = unknown.get(route.upstream) ?? new Map<string, PolicyRoute[]>();
+    files.set(route.file, [...(files.get(route.file) ?? []), route]);
+    unknown.set(route.upstream, files);
+  }
+  if (unknown.size === 0) return;
+  const namedBy = (files: Map<string, PolicyRoute[]>) =>
+    [...files]
+      .map(
+        ([file, named]) =>
+          `${file}, ${named.length === 1 ? 'route' : 'routes'} ${someOf(
+            named.map((r) => `${r.method} ${r.template}`),
+            3,
+          )}`,
+      )
+      .join('; ');
+  const listed = [...unknown].map(([name, files]) => `${JSON.stringify(name)} (named by ${namedBy(files)})`).join(', ');
+  throw new PolicyError(
+    `unknown ${unknown.size === 1 ? 'upstream' : 'upstreams'}: ${listed}; upstream must be one of the configured upstreams: ${someOf([...known].sort(), 50)}`,
+  );
+}
+
+function checkDeclared(routes: readonly PolicyRoute[], vocabulary: Vocabulary): void {
+  for (const route of routes) {
+    for (const [kind, names, entries] of [
+      ['scope', route.scopes, vocabulary.scopes],
+      ['permission', route.permissions, vocabulary.permissions],
+    ] as const) {
+      const undeclared = names.find((name) => !entries.has(name));
+      if (undeclared !== undefined)
+        throw new PolicyError(
+          `${routeWhere(route)}: unknown ${kind} ${JSON.stringify(undeclared)}: declare it under ${kind}s: in a policy file (declared: ${someOf([...entries.keys()])})`,
+        );
+    }
+  }
 }
 
 function couldMatchSameRequest(a: PolicyRoute, b: PolicyRoute): boolean {
@@ -166,27 +193,37 @@ function couldMatchSameRequest(a: PolicyRoute, b: PolicyRoute): boolean {
 }
 
 /** Validates a whole set of routes together: ids unique, no two routes matching one request. */
-export function validateRoutes(routes: PolicyRoute[]): PolicyRoute[] {
+export function validateRoutes<T extends readonly PolicyRoute[]>(routes: T): T {
   const ids = new Map<string, PolicyRoute>();
   for (const route of routes) {
     const other = ids.get(route.id);
-    if (other) throw new PolicyError(`${route.file}, route ${route.method} ${route.template}: id ${JSON.stringify(route.id)} is also used in ${other.file}`);
+    if (other) throw new PolicyError(`${routeWhere(route)}: id ${JSON.stringify(route.id)} is also used in ${other.file}`);
     ids.set(route.id, route);
   }
   for (let i = 0; i < routes.length; i++) {
     for (let j = i + 1; j < routes.length; j++) {
       const a = routes[i]!;
       const b = routes[j]!;
-      if (couldMatchSameRequest(a, b)) {
-        throw new PolicyError(`${b.file}, route ${b.method} ${b.template}: could match the same requests as ${a.file}, route ${a.method} ${a.template}`);
-      }
+      if (couldMatchSameRequest(a, b)) throw new PolicyError(`${routeWhere(b)}: could match the same requests as ${routeWhere(a)}`);
     }
   }
   return routes;
 }
 
-/** Loads every *.yaml / *.yml file in the directory, in name order. */
-export function loadPolicyDirectory(dir: string): PolicyRoute[] {
+/**
+ * The files together: their vocabulary (a name declared twice must mean the same), every route
+ * naming a configured upstream and declared names only, and no two routes matching one request.
+ */
+export function assemblePolicy(files: readonly PolicyFile[], knownUpstreams: ReadonlySet<string>): Policy {
+  const vocabulary = mergeVocabularies(files.map((f) => f.declared));
+  const routes = Object.freeze(files.flatMap((f) => f.routes));
+  checkUpstreams(routes, knownUpstreams);
+  checkDeclared(routes, vocabulary);
+  return Object.freeze({ routes: validateRoutes(routes), vocabulary });
+}
+
+/** Loads every *.yaml / *.yml file in the directory, in name order; routes may name only the known (configured) upstreams. */
+export function loadPolicies(dir: string, knownUpstreams: ReadonlySet<string>): Policy {
   let names: string[];
   try {
     names = readdirSync(dir)
@@ -196,9 +233,9 @@ export function loadPolicyDirectory(dir: string): PolicyRoute[] {
     throw new PolicyError(`${dir}: cannot read the policy directory: ${(error as Error).message}`);
   }
   if (names.length === 0) throw new PolicyError(`${dir}: no policy files (*.yaml)`);
-  const routes = names.flatMap((n) => {
+  const files = names.map((n) => {
     const file = join(dir, n);
     return parsePolicyFile(file, readFileSync(file, 'utf8'));
   });
-  return validateRoutes(routes);
+  return assemblePolicy(files, knownUpstreams);
 }

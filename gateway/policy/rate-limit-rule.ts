@@ -10,12 +10,15 @@ export interface RateLimitRule {
   readonly perSeconds: number;
 }
 
-const MAX_REQUESTS = 1_000_000;
-const MAX_WINDOW_SECONDS = 86_400;
+export const MAX_REQUESTS = 1_000_000;
+export const MAX_WINDOW_SECONDS = 86_400;
 // The store counts in whole microseconds per request (gateway/store/gcra.ts): at most 10,000 a
 // second keeps that rounding under 0.5 % of the rate.
 const MAX_PER_SECOND = 10_000;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+/** A window with a unit: 30s, 1m, 2h, 1d (the policy schema declares the same form). */
+export const WINDOW_WITH_UNIT = '^([1-9][0-9]{0,5})(s|m|h|d)$';
+const WINDOW_PATTERN = new RegExp(WINDOW_WITH_UNIT);
 const KEYS = new Set(['requests', 'per']);
 
 /** A scalar as written; lists and mappings (possibly circular YAML aliases) only by kind. */
@@ -28,7 +31,7 @@ function windowSeconds(value: unknown): number {
   let seconds: number | undefined;
   if (typeof value === 'number') seconds = value;
   else if (typeof value === 'string') {
-    const match = /^([1-9][0-9]{0,5})(s|m|h|d)$/.exec(value);
+    const match = WINDOW_PATTERN.exec(value);
     if (match) seconds = Number(match[1]) * UNIT_SECONDS[match[2]!]!;
   }
   if (seconds === undefined || !Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_WINDOW_SECONDS) {

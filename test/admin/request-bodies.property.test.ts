@@ -5,10 +5,15 @@ import { generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
 import { sshPublicKeyLine } from '../../gateway/signing/index.js';
-import { PERMISSION_NAMES, SCOPES } from '../../gateway/policy/vocabulary.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { loadPolicies } from '../../gateway/policy/policy-loader.js';
+import { REPO_ROOT, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { holdsAsync } from '../helpers/property.js';
 import { adminInject } from '../helpers/signing.js';
+
+/** The vocabulary of the shipped policy, which the test gateways enforce. */
+const { vocabulary } = loadPolicies(`${REPO_ROOT}policies`, new Set(['public', 'banking']));
+const SCOPES = [...vocabulary.scopes.keys()];
+const PERMISSION_NAMES = [...vocabulary.permissions.keys()];
 
 const anyText = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ minLength: 190, maxLength: 210 }));
 const anyJson = fc.oneof(fc.jsonValue({ maxDepth: 3 }), anyText);

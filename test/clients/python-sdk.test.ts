@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { loadPolicyDirectory } from '../../gateway/policy/policy-loader.js';
+import { loadPolicies } from '../../gateway/policy/policy-loader.js';
 import { RouteTable } from '../../gateway/policy/route-table.js';
 import { redirectPolicy, redirectTarget } from '../../clients/typescript/src/redirects.js';
 import { signRequest, type SignRequestOptions } from '../../gateway/signing/index.js';
@@ -175,7 +175,7 @@ t.test('requests and httpx reach the upstream through every banking route of a r
   const plan = {
     gateway: gateway.publicUrl,
     keys: [] as { name: string; accessId: string; keyFile: string }[],
-    requests: bankingRequests(new RouteTable(loadPolicyDirectory(`${REPO_ROOT}policies`))),
+    requests: bankingRequests(new RouteTable(loadPolicies(`${REPO_ROOT}policies`, new Set(['public', 'banking'])))),
   };
   const accountIds = new Map<string, string>();
   for (const key of await keys(t)) {

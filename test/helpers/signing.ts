@@ -1,6 +1,8 @@
 // Shortcuts for tests of signed banking routes: create a service account through the admin API,
 // send signed requests with the exported signing library, read the auth-failure metric.
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { InjectOptions } from 'fastify';
 import {
   headerFields,
@@ -12,10 +14,12 @@ import {
   type SignRequestOptions,
 } from '../../gateway/signing/index.js';
 import type { CreatedServiceAccountView } from '../../gateway/admin/service-accounts-routes.js';
-import { PERMISSION_NAMES } from '../../gateway/policy/vocabulary.js';
+import { parsePolicyFile } from '../../gateway/policy/policy-loader.js';
 import type { TestGateway } from './gateway.js';
 
-export const ALL_PERMISSIONS: readonly string[] = PERMISSION_NAMES;
+const BANKING_POLICY = fileURLToPath(new URL('../../policies/banking.yaml', import.meta.url));
+/** Every permission the shipped banking policy declares. */
+export const ALL_PERMISSIONS: readonly string[] = parsePolicyFile(BANKING_POLICY, readFileSync(BANKING_POLICY, 'utf8')).declared.permissions.map((p) => p.name);
 
 /** The Host every signed test request is sent with (and so the signed @authority). */
 export const BANKING_HOST = 'banking.test';

@@ -4,7 +4,7 @@
 import t from 'tap';
 import pino from 'pino';
 import { parseCidrList } from '../../gateway/net/cidr.js';
-import { parsePolicyFile, validateRoutes } from '../../gateway/policy/policy-loader.js';
+import { assemblePolicy, parsePolicyFile } from '../../gateway/policy/policy-loader.js';
 import { RouteTable } from '../../gateway/policy/route-table.js';
 import { CredentialChangedError, type Authenticator } from '../../gateway/pipeline/authenticate/authenticator.js';
 import { NO_BODY } from '../../gateway/pipeline/body-source.js';
@@ -14,17 +14,21 @@ import { requestChecker, type CheckInput } from '../../gateway/pipeline/pipeline
 import type { ClientPrincipal } from '../../gateway/pipeline/principal.js';
 
 const ROUTES = new RouteTable(
-  validateRoutes(
-    parsePolicyFile(
-      'public.yaml',
-      `upstream: public
+  assemblePolicy(
+    [
+      parsePolicyFile(
+        'public.yaml',
+        `upstream: public
 auth: bearer
 rate_limit: { requests: 1, per: 1m }
+scopes: { sales: Read sales, products: Read products }
 routes:
   - { method: GET, path: /v1/sales, scopes: [sales] }
   - { method: GET, path: /v1/products, scopes: [products] }
 `,
-    ),
+      ),
+    ],
+    new Set(['public']),
   ),
 );
 const SALES_FIELDS = { 'ratelimit-policy': '"public:GET /v1/sales";q=1;w=60', ratelimit: '"public:GET /v1/sales";r=0;t=60' };

@@ -20,6 +20,7 @@ import { createServiceAccount, signedHeaders, signedInject } from '../helpers/si
 const PUBLIC_POLICY = `upstream: public
 auth: bearer
 rate_limit: { requests: 3, per: 1m }
+scopes: { sales: Read sales, products: Read products, events: Read events, stats: Read sales statistics }
 routes:
   - { method: GET, path: /v1/sales,        scopes: [sales] }
   - { method: GET, path: "/v1/sales/{id}", scopes: [sales] }
@@ -29,6 +30,14 @@ routes:
 `;
 const BANKING_POLICY = `upstream: banking
 auth: signature
+permissions:
+  view_balance: View balance
+  view_account_details: View account details
+  view_transactions: View transactions
+  list_dict_keys: List PIX keys
+  initiate_payment: { description: Create transfers, moves_money: true }
+  cancel_scheduled_payments: { description: Cancel scheduled payments, moves_money: true }
+  refund_transaction: { description: Refund transactions, moves_money: true }
 routes:
   - { method: GET,  path: /v1/balance,   permissions: [view_balance],         rate_limit: { requests: 1, per: 1s } }
   - { method: POST, path: /v1/transfers, permissions: [initiate_payment],     rate_limit: { requests: 1, per: 1h } }

@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap';
 import { GatewayError } from '../../gateway/errors.js';
 import { parseAddress, parseCidrList } from '../../gateway/net/cidr.js';
-import { parsePolicyFile, validateRoutes } from '../../gateway/policy/policy-loader.js';
+import { assemblePolicy, parsePolicyFile } from '../../gateway/policy/policy-loader.js';
 import type { RateLimitRule } from '../../gateway/policy/rate-limit-rule.js';
 import { RouteTable } from '../../gateway/policy/route-table.js';
 import type { ServiceAccountRecord } from '../../gateway/store/types.js';
@@ -15,25 +15,30 @@ import type { OriginalRequest } from '../../gateway/pipeline/original-request.js
 import type { ClientPrincipal, ServiceAccountPrincipal } from '../../gateway/pipeline/principal.js';
 
 const ROUTES = new RouteTable(
-  validateRoutes([
-    ...parsePolicyFile(
-      'public.yaml',
-      `upstream: public
+  assemblePolicy(
+    [
+      parsePolicyFile(
+        'public.yaml',
+        `upstream: public
 auth: bearer
+scopes: { sales: Read sales, events: Read events }
 routes:
   - { method: GET, path: "/v1/sales/{id}", scopes: [sales] }
   - { method: GET, path: /v1/events, scopes: [events], rate_limit: { requests: 2, per: 1m } }
 `,
-    ),
-    ...parsePolicyFile(
-      'banking.yaml',
-      `upstream: banking
+      ),
+      parsePolicyFile(
+        'banking.yaml',
+        `upstream: banking
 auth: signature
+permissions: { initiate_payment: { description: Create transfers, moves_money: true } }
 routes:
   - { method: POST, path: /v1/transfers, permissions: [initiate_payment] }
 `,
-    ),
-  ]),
+      ),
+    ],
+    new Set(['public', 'banking']),
+  ),
 );
 const SETTINGS = { trustedProxies: parseCidrList(['10.0.0.0/8']) };
 const PEER = parseAddress('198.51.100.7');

@@ -6,13 +6,14 @@ import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadPolicyDirectory, parsePolicyFile, PolicyError } from '../../gateway/policy/policy-loader.js';
+import { loadPolicies, parsePolicyFile, PolicyError } from '../../gateway/policy/policy-loader.js';
 import { parseRateLimit } from '../../gateway/policy/rate-limit-rule.js';
 import { PolicyHolder } from '../../gateway/policy/route-table.js';
 import { holds } from '../helpers/property.js';
+import { KNOWN_UPSTREAMS, SCOPES_DECLARED } from './policy-files.js';
 
 const FILE = '/etc/gateway/policies/public.yaml';
-const HEAD = 'upstream: public\nauth: bearer\n';
+const HEAD = `upstream: public\nauth: bearer\n${SCOPES_DECLARED}`;
 
 function routeWith(rateLimit: string): string {
   return `${HEAD}routes:\n  - { method: GET, path: /v1/sales, scopes: [sales], rate_limit: ${rateLimit} }\n`;
@@ -40,16 +41,20 @@ t.test('the forms of per, and requests', async (t) => {
     ['86400s', 86_400],
   ];
   for (const [per, seconds] of cases) {
-    const [route] = parsePolicyFile(FILE, routeWith(`{ requests: 100, per: ${per} }`));
+    const [route] = parsePolicyFile(FILE, routeWith(`{ requests: 100, per: ${per} }`)).routes;
     t.same(route?.rateLimit, { requests: 100, perSeconds: seconds }, `per: ${per}`);
   }
-  t.same(parsePolicyFile(FILE, routeWith('{ requests: 1, per: 1d }'))[0]?.rateLimit, { requests: 1, perSeconds: 86_400 }, 'the smallest quota');
-  t.same(parsePolicyFile(FILE, routeWith('{ requests: 10000, per: 1s }'))[0]?.rateLimit, { requests: 10_000, perSeconds: 1 }, 'the fastest rate');
-  t.equal(parsePolicyFile(FILE, `${HEAD}routes:\n  - { method: GET, path: /v1/sales, scopes: [sales] }\n`)[0]?.rateLimit, null, 'no rate_limit: not limited');
+  t.same(parsePolicyFile(FILE, routeWith('{ requests: 1, per: 1d }')).routes[0]?.rateLimit, { requests: 1, perSeconds: 86_400 }, 'the smallest quota');
+  t.same(parsePolicyFile(FILE, routeWith('{ requests: 10000, per: 1s }')).routes[0]?.rateLimit, { requests: 10_000, perSeconds: 1 }, 'the fastest rate');
+  t.equal(
+    parsePolicyFile(FILE, `${HEAD}routes:\n  - { method: GET, path: /v1/sales, scopes: [sales] }\n`).routes[0]?.rateLimit,
+    null,
+    'no rate_limit: not limited',
+  );
 });
 
 t.test('a file default applies to each route; a route overrides it or opts out with none', async (t) => {
-  const routes = parsePolicyFile(
+  const { routes } = parsePolicyFile(
     FILE,
     `${HEAD}rate_limit: { requests: 100, per: 1m }\nroutes:\n` +
       '  - { method: GET, path: /v1/sales, scopes: [sales] }\n' +
@@ -64,7 +69,7 @@ t.test('a file default applies to each route; a route overrides it or opts out w
       ['public:GET /v1/events', null],
     ],
   );
-  t.equal(parsePolicyFile(FILE, `${HEAD}rate_limit: none\nroutes:\n  - { method: GET, path: /v1/sales, scopes: [sales] }\n`)[0]?.rateLimit, null);
+  t.equal(parsePolicyFile(FILE, `${HEAD}rate_limit: none\nroutes:\n  - { method: GET, path: /v1/sales, scopes: [sales] }\n`).routes[0]?.rateLimit, null);
 });
 
 t.test('bad values are refused naming the file, the route and what is wrong', async (t) => {
@@ -119,11 +124,11 @@ function policyDir(t: Test, text: string): string {
 t.test('a bad rate_limit stops the start, and on reload keeps the running policy', async (t) => {
   const dir = policyDir(t, routeWith('{ requests: 0, per: 1m }'));
   t.throws(
-    () => loadPolicyDirectory(dir),
+    () => loadPolicies(dir, KNOWN_UPSTREAMS),
     new PolicyError(`${join(dir, 'public.yaml')}, route GET /v1/sales: rate_limit.requests must be a whole number from 1 to 1000000`),
   );
   writeFileSync(join(dir, 'public.yaml'), routeWith('{ requests: 10, per: 1m }'));
-  const holder = new PolicyHolder(() => loadPolicyDirectory(dir));
+  const holder = new PolicyHolder(() => loadPolicies(dir, KNOWN_UPSTREAMS));
   t.same(holder.current.routes[0]?.rateLimit, { requests: 10, perSeconds: 60 });
   writeFileSync(join(dir, 'public.yaml'), routeWith('{ requests: 10, per: 1 minute }'));
   const result = holder.reload();

@@ -75,7 +75,12 @@ export function oauthClientsTab(panel, vocabulary) {
             { id: 'oc-scopes-hint', class: 'hint' },
             'Grant only the scopes the application needs; a token request can narrow them further, never widen them.',
           ),
-          options: vocabulary.scopes.map((s) => ({ value: s.name, title: s.name, details: h('span', { class: 'option-routes' }, routesText(s.routes)) })),
+          // The name first, as clients and tokens show it; then the routes it opens, and what the policy says it allows.
+          options: vocabulary.scopes.map((s) => ({
+            value: s.name,
+            title: s.name,
+            details: [h('span', { class: 'option-routes' }, routesText(s.routes)), h('span', { class: 'option-detail' }, s.description)],
+          })),
         }),
         textField({
           id: 'oc-account-id',

@@ -25,9 +25,6 @@ function keysOf(account) {
     : [{ fingerprint: account.fingerprint, public_key: account.public_key, added_at: account.created_at }];
 }
 
-/** Permissions that move money get a visible mark, to make over-granting stand out. */
-const MONEY_MOVING = new Set(['initiate_payment', 'cancel_scheduled_payments', 'refund_transaction']);
-
 /**
  * The list's partly hidden Access ID (only the 201 response ever carries it in full). The API's
  * hint is "1a2b3c4d-****-****-****-************"; its visible part is enough to tell accounts apart.
@@ -47,6 +44,8 @@ function splitIps(text) {
 export function serviceAccountsTab(panel, vocabulary) {
   const tab = { panel, noun: 'service account', prefix: 'sa', route: '#service-accounts', path: '/admin/v1/service-accounts' };
   const defaultIps = vocabulary.default_allowed_ips.join(', ');
+  /** Permissions the policy marks as moving money get a visible mark, to make over-granting stand out. */
+  const movingMoney = new Set(vocabulary.permissions.filter((p) => p.moves_money).map((p) => p.name));
 
   /** `notice`: { kind: 'success' | 'error', text } shown above the list. */
   function showList(notice) {
@@ -73,7 +72,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         keysOf(account).map((key) => h('div', { class: 'cell-sub fingerprint', title: `Key fingerprint ${key.fingerprint}` }, key.fingerprint)),
       ),
       h('td', {}, h('span', { class: 'masked', title: 'Shown in full only once, when the account was created' }, maskedAccessId(account))),
-      h('td', {}, chips(account.permissions, MONEY_MOVING)),
+      h('td', {}, chips(account.permissions, movingMoney)),
       h(
         'td',
         {},
@@ -130,8 +129,8 @@ export function serviceAccountsTab(panel, vocabulary) {
       ),
       options: vocabulary.permissions.map((p) => ({
         value: p.name,
-        title: p.meaning,
-        badge: MONEY_MOVING.has(p.name) ? h('span', { class: 'chip chip-risk' }, 'moves money') : null,
+        title: p.description,
+        badge: p.moves_money ? h('span', { class: 'chip chip-risk' }, 'moves money') : null,
         details: [h('span', { class: 'option-meta' }, p.name), h('span', { class: 'option-routes' }, routesText(p.routes))],
       })),
     });
@@ -249,7 +248,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         h('dt', {}, 'Key fingerprint'),
         h('dd', { class: 'mono' }, account.fingerprint ?? ''),
         h('dt', {}, 'Permissions'),
-        h('dd', {}, chips(account.permissions, MONEY_MOVING)),
+        h('dd', {}, chips(account.permissions, movingMoney)),
         h('dt', {}, 'Allowed IPs'),
         h('dd', { class: 'mono' }, account.allowed_ips.join(', ')),
         h('dt', {}, 'Expires'),

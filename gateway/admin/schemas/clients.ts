@@ -1,7 +1,6 @@
 // The admin API's OAuth client contracts: what a route accepts and answers. The
 // secret hash is never part of an answer; the secret itself only of the creation and roll answers.
 import { Type, type Static } from 'typebox';
-import { SCOPES } from '../../policy/vocabulary.js';
 import { AccountIdInputSchema, AccountIdSchema } from './account-id.js';
 import { NextCursorSchema } from './paging.js';
 import { messages, Nullable } from '../../http/schema-helpers.js';
@@ -12,35 +11,40 @@ export const MAX_SECRET_GRACE_SECONDS = 604_800;
 
 const NON_EMPTY_TEXT = 'is required and must be non-empty text';
 
-export const ClientInputSchema = Type.Object(
-  {
-    name: Type.String({
-      minLength: 1,
-      maxLength: 200,
-      // Something besides spaces, and no control characters other than tab and line breaks.
-      pattern: '\\S',
-      not: { pattern: '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]' },
-      description: 'Shown in lists and logs; stored without leading and trailing spaces.',
-      ...messages({
-        required: NON_EMPTY_TEXT,
-        type: NON_EMPTY_TEXT,
-        minLength: NON_EMPTY_TEXT,
-        pattern: NON_EMPTY_TEXT,
-        not: 'must not contain control characters',
+/** The creation body; `scopes`: the declared scopes it is checked against (undefined: the documented form). */
+export function clientInputSchema(scopes?: readonly string[]) {
+  return Type.Object(
+    {
+      name: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        // Something besides spaces, and no control characters other than tab and line breaks.
+        pattern: '\\S',
+        not: { pattern: '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]' },
+        description: 'Shown in lists and logs; stored without leading and trailing spaces.',
+        ...messages({
+          required: NON_EMPTY_TEXT,
+          type: NON_EMPTY_TEXT,
+          minLength: NON_EMPTY_TEXT,
+          pattern: NON_EMPTY_TEXT,
+          not: 'must not contain control characters',
+        }),
       }),
-    }),
-    scopes: VocabularyListInput(SCOPES, 'The scopes the client may request.'),
-    account_id: Type.Optional(AccountIdInputSchema),
-    resource_server: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description: 'May introspect tokens at /v1/oauth/introspect (RFC 7662 2.1).',
-        ...messages({ type: 'must be true or false' }),
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+      scopes: VocabularyListInput('scope', scopes, 'The scopes the client may request.'),
+      account_id: Type.Optional(AccountIdInputSchema),
+      resource_server: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description: 'May introspect tokens at /v1/oauth/introspect (RFC 7662 2.1).',
+          ...messages({ type: 'must be true or false' }),
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+
+export const ClientInputSchema = clientInputSchema();
 export type ClientInput = Static<typeof ClientInputSchema>;
 
 export const ClientParamsSchema = Type.Object({ client_id: Type.String({ description: 'The client_id (a UUID).' }) });
@@ -48,7 +52,7 @@ export const ClientParamsSchema = Type.Object({ client_id: Type.String({ descrip
 export const ClientSchema = Type.Object({
   client_id: Type.String({ format: 'uuid' }),
   name: Type.String(),
-  scopes: VocabularyList(SCOPES),
+  scopes: VocabularyList('scope'),
   account_id: AccountIdSchema,
   resource_server: Type.Boolean({ description: 'May introspect tokens.' }),
   created_at: Type.String({ format: 'date-time' }),

@@ -1,9 +1,7 @@
 // Answers of the admin API's operations on the gateway itself: the active policy (signing keys: signing-keys.ts).
 import { Type } from 'typebox';
-import { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAMS } from '../../policy/policy-loader.js';
-import { PERMISSION_NAMES, SCOPES } from '../../policy/vocabulary.js';
+import { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAM_NAME_PATTERN } from '../../policy/policy-loader.js';
 import { Nullable, VocabularyName } from '../../http/schema-helpers.js';
-import { VocabularyList } from './vocabulary-list.js';
 
 const PolicyRouteSchema = Type.Object(
   {
@@ -11,10 +9,10 @@ const PolicyRouteSchema = Type.Object(
     method: Type.String(),
     path: Type.String({ description: 'The path template, e.g. /v1/sales/{id}.' }),
     host: Nullable(Type.String({ description: 'The host the route is limited to; null: any.' })),
-    upstream: VocabularyName(UPSTREAMS),
+    upstream: Type.String({ pattern: UPSTREAM_NAME_PATTERN, description: 'The configured upstream the route forwards to.' }),
     auth: VocabularyName(AUTH_SCHEMES),
-    scopes: VocabularyList(SCOPES),
-    permissions: VocabularyList(PERMISSION_NAMES),
+    scopes: Type.Array(Type.String(), { description: 'The declared scopes a Bearer token needs (all of them).' }),
+    permissions: Type.Array(Type.String(), { description: 'The declared permissions a signing service account needs (all of them).' }),
     rate_limit: Nullable(
       Type.Object({ requests: Type.Integer(), per_seconds: Type.Integer() }, { description: 'Requests per credential and window; null: not limited.' }),
     ),
@@ -27,4 +25,21 @@ const PolicyRouteSchema = Type.Object(
   { additionalProperties: true },
 );
 
-export const PolicySchema = Type.Object({ routes: Type.Array(PolicyRouteSchema) });
+const declaredEntry = {
+  name: Type.String(),
+  description: Type.String({ description: 'What holding it allows, as the policy file words it.' }),
+};
+
+export const PolicySchema = Type.Object({
+  routes: Type.Array(PolicyRouteSchema),
+  scopes: Type.Array(Type.Object(declaredEntry), {
+    description: 'The scopes the policy declares, in declaration order: OAuth clients may be granted these only.',
+  }),
+  permissions: Type.Array(
+    Type.Object({
+      ...declaredEntry,
+      moves_money: Type.Boolean({ description: 'Marked where permissions are granted, so over-granting stands out.' }),
+    }),
+    { description: 'The permissions the policy declares, in declaration order: service accounts may be granted these only.' },
+  ),
+});

@@ -3,7 +3,6 @@
 // say (a public key that parses, CIDR ranges, an expiry in the future) is checked by
 // gateway/admin/service-account-input.ts.
 import { Type, type Static } from 'typebox';
-import { PERMISSION_NAMES } from '../../policy/vocabulary.js';
 import { DEFAULT_ALLOWED_IPS, MAX_ALLOWED_IPS } from '../../service-accounts/allowed-ips.js';
 import { ACCEPTED_PUBLIC_KEY_FORMS } from '../../service-accounts/public-key-input.js';
 import { AccountIdInputSchema, AccountIdSchema } from './account-id.js';
@@ -33,48 +32,53 @@ const EXPIRY = 'must be an RFC 3339 UTC timestamp, e.g. "2030-01-31T17:00:00Z" (
 /** RFC 3339 in UTC: date, time (fractional seconds allowed), and Z (or +00:00). */
 export const RFC3339_UTC_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(\\.\\d{1,9})?(?:[Zz]|\\+00:00)$';
 
-export const ServiceAccountInputSchema = Type.Object(
-  {
-    description: Type.String({
-      minLength: 1,
-      maxLength: MAX_DESCRIPTION,
-      pattern: '\\S',
-      // Shown escaped wherever it is displayed, but never with control characters or broken UTF-16.
-      allOf: [
-        { not: { pattern: '[\\u0000-\\u001f\\u007f]' }, ...messages({ not: 'must not contain control characters or line breaks' }) },
-        { not: { pattern: '[\\ud800-\\udfff]' }, ...messages({ not: 'contains an unpaired surrogate' }) },
-      ],
-      description: `What the account is for: any text up to ${MAX_DESCRIPTION} characters; stored without leading and trailing spaces.`,
-      ...messages({ required: NON_EMPTY_TEXT, type: NON_EMPTY_TEXT, minLength: NON_EMPTY_TEXT, pattern: NON_EMPTY_TEXT }),
-    }),
-    public_key: PublicKeyInputSchema,
-    permissions: VocabularyListInput(PERMISSION_NAMES, 'The banking permissions the account is granted.'),
-    allowed_ips: Type.Optional(
-      Nullable(
-        Type.Array(Type.String(), {
-          minItems: 1,
-          maxItems: MAX_ALLOWED_IPS,
-          description: `IPv4/IPv6 addresses or CIDR ranges the account may call from. Default (omitted or null): ${DEFAULT_ALLOWED_IPS.join(' and ')}.`,
-          ...messages({ type: ALLOWED_IPS, minItems: ALLOWED_IPS }),
-        }),
+/** The creation body; `permissions`: the declared permissions it is checked against (undefined: the documented form). */
+export function serviceAccountInputSchema(permissions?: readonly string[]) {
+  return Type.Object(
+    {
+      description: Type.String({
+        minLength: 1,
+        maxLength: MAX_DESCRIPTION,
+        pattern: '\\S',
+        // Shown escaped wherever it is displayed, but never with control characters or broken UTF-16.
+        allOf: [
+          { not: { pattern: '[\\u0000-\\u001f\\u007f]' }, ...messages({ not: 'must not contain control characters or line breaks' }) },
+          { not: { pattern: '[\\ud800-\\udfff]' }, ...messages({ not: 'contains an unpaired surrogate' }) },
+        ],
+        description: `What the account is for: any text up to ${MAX_DESCRIPTION} characters; stored without leading and trailing spaces.`,
+        ...messages({ required: NON_EMPTY_TEXT, type: NON_EMPTY_TEXT, minLength: NON_EMPTY_TEXT, pattern: NON_EMPTY_TEXT }),
+      }),
+      public_key: PublicKeyInputSchema,
+      permissions: VocabularyListInput('permission', permissions, 'The permissions the account is granted.'),
+      allowed_ips: Type.Optional(
+        Nullable(
+          Type.Array(Type.String(), {
+            minItems: 1,
+            maxItems: MAX_ALLOWED_IPS,
+            description: `IPv4/IPv6 addresses or CIDR ranges the account may call from. Default (omitted or null): ${DEFAULT_ALLOWED_IPS.join(' and ')}.`,
+            ...messages({ type: ALLOWED_IPS, minItems: ALLOWED_IPS }),
+          }),
+        ),
       ),
-    ),
-    account_id: Type.Optional(AccountIdInputSchema),
-    expires_at: Type.Optional(
-      Nullable(
-        Type.String({
-          pattern: RFC3339_UTC_PATTERN,
-          format: 'date-time',
-          description:
-            'When the credential stops working: an RFC 3339 UTC timestamp (Z or +00:00) in the future. After it, a signed request with the Access ID gets 401 credential_expired. Omit (or null) for no expiry.',
-          examples: ['2030-01-31T17:00:00Z'],
-          ...messages({ type: EXPIRY, pattern: EXPIRY, format: `{value} is not a real date and time; ${EXPIRY}` }),
-        }),
+      account_id: Type.Optional(AccountIdInputSchema),
+      expires_at: Type.Optional(
+        Nullable(
+          Type.String({
+            pattern: RFC3339_UTC_PATTERN,
+            format: 'date-time',
+            description:
+              'When the credential stops working: an RFC 3339 UTC timestamp (Z or +00:00) in the future. After it, a signed request with the Access ID gets 401 credential_expired. Omit (or null) for no expiry.',
+            examples: ['2030-01-31T17:00:00Z'],
+            ...messages({ type: EXPIRY, pattern: EXPIRY, format: `{value} is not a real date and time; ${EXPIRY}` }),
+          }),
+        ),
       ),
-    ),
-  },
-  { additionalProperties: false },
-);
+    },
+    { additionalProperties: false },
+  );
+}
+
+export const ServiceAccountInputSchema = serviceAccountInputSchema();
 export type ServiceAccountInput = Static<typeof ServiceAccountInputSchema>;
 
 export const ServiceAccountKeyInputSchema = Type.Object(
@@ -114,7 +118,7 @@ export const ServiceAccountSchema = Type.Object({
     description: 'Every key, oldest first: one, or two while the account rotates keys (a signature by either verifies).',
   }),
   expires_at: Nullable(DateTime('When the credential stops working (401 credential_expired after it); null: never.')),
-  permissions: VocabularyList(PERMISSION_NAMES),
+  permissions: VocabularyList('permission'),
   allowed_ips: Type.Array(Type.String()),
   account_id: AccountIdSchema,
   created_at: DateTime(),
