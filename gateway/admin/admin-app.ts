@@ -15,6 +15,7 @@ import { ADMIN_SECURITY, documentListener, mergedDocument, type ApiDocument } fr
 import { adminErrors } from './schemas/error-body.js';
 import { PolicySchema } from './schemas/operations.js';
 import { policyView } from './policy-view.js';
+import { reportRemovedVocabulary } from './removed-vocabulary.js';
 import { described } from '../http/schema-helpers.js';
 import { registerServiceAccountRoutes } from './service-accounts-routes.js';
 import { registerSigningKeyRoutes } from './signing-keys-routes.js';
@@ -82,6 +83,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
   app.get('/admin/openapi.json', async () => mergedDocument(app.swagger() as unknown as ApiDocument, await deps.publicApiDocument()));
 
   const dashboard = await registerDashboard(app, deps);
+  reportRemovedVocabulary(deps.policy, deps.store, app.log);
 
   await app.register(async (api) => {
     // A session cookie counts only with its CSRF token on changes (checked by the dashboard).
