@@ -60,6 +60,7 @@ export const GROUPS: Record<string, string> = {
   keys: 'The signing keys of the tokens the gateway issues.',
   'service-accounts': 'Service accounts of the banking API.',
   store: 'The credential store: repair its list indexes.',
+  policy: 'The policy in force: the scopes and permissions it declares, which credentials may be granted.',
 };
 
 /** Groups inside a group (`gatewayctl service-accounts keys add`), keyed by their whole path. */

@@ -15,7 +15,11 @@ export const clientCommands: Command[] = [
     usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--json]',
     options: {
       name: { type: 'string', value: 'NAME', required: true, description: 'which application uses the client, e.g. "Storefront backend"' },
-      scopes: { type: 'string', value: 'LIST', description: 'comma-separated scopes the client may get tokens for, e.g. sales,products' },
+      scopes: {
+        type: 'string',
+        value: 'LIST',
+        description: 'comma-separated scopes the client may get tokens for, e.g. sales,products; the policy declares them (gatewayctl policy scopes)',
+      },
       'account-id': { type: 'string', value: 'ID', description: 'passed to the upstream in x-gateway-account-id' },
       'resource-server': { type: 'boolean', description: "allow the client to introspect other clients' tokens" },
       ...ADMIN_OPTIONS,

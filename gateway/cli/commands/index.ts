@@ -5,6 +5,7 @@ import { clientCommands } from './clients.js';
 import { explainCommand } from './explain.js';
 import { hashPasswordCommand } from './hash-password.js';
 import { keygenCommand } from './keygen.js';
+import { policyCommands } from './policy.js';
 import { requestCommand } from './request.js';
 import { serviceAccountCommands } from './service-accounts.js';
 import { signingKeyCommands } from './signing-keys.js';
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   ...signingKeyCommands,
   ...serviceAccountCommands,
   ...storeCommands,
+  ...policyCommands,
   keygenCommand,
   requestCommand,
   explainCommand,

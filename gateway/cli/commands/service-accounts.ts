@@ -54,7 +54,11 @@ export const serviceAccountCommands: Command[] = [
         description:
           'a file holding the public key: the .pub file from keygen or ssh-keygen, or an SPKI PEM or JWK file, sent as it is (a private key is refused)',
       },
-      permissions: { type: 'string', value: 'LIST', description: 'comma-separated permissions, e.g. view_balance,initiate_payment' },
+      permissions: {
+        type: 'string',
+        value: 'LIST',
+        description: 'comma-separated permissions, e.g. view_balance,initiate_payment; the policy declares them (gatewayctl policy permissions)',
+      },
       'allowed-ips': { type: 'string', value: 'CIDRS', description: 'comma-separated addresses or CIDR ranges the account may call from (default: any)' },
       'account-id': { type: 'string', value: 'ID', description: 'passed to the banking API in x-gateway-account-id' },
       'expires-at': {
