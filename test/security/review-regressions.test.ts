@@ -71,20 +71,23 @@ t.test("the reviewer's attacks, replayed against a gateway process", async (t) =
     t.equal(refused.body.error, 'validation_error');
     t.match(refused.body.message, /public_key: .*identity point/);
 
-    // As a store written by an older version might hold it.
+    // As a store written by a version that did not check for small order might hold it (in the
+    // current record shape: the layout migration upgrades older shapes at start).
     const accessId = randomUUID();
     const id = `sa_${randomBytes(10).toString('hex')}`;
+    const createdAt = new Date().toISOString();
+    const key = { publicKey: identityLine, publicKeyBytes: IDENTITY_KEY.toString('base64url'), fingerprint: 'SHA256:x' };
     const record = {
       id,
       accessId,
       description: 'legacy',
-      publicKey: identityLine,
-      publicKeyBytes: IDENTITY_KEY.toString('base64url'),
-      fingerprint: 'SHA256:x',
+      ...key,
       permissions: ['initiate_payment'],
       allowedIps: ['0.0.0.0/0', '::/0'],
       accountId: null,
-      createdAt: new Date().toISOString(),
+      createdAt,
+      expiresAt: null,
+      publicKeys: [{ ...key, addedAt: createdAt }],
     };
     await redis.set(credentialKey(prefix, 'sa', accessId), JSON.stringify(record));
     await redis.hset(`${prefix}index:sa-ids`, id, accessId);
