@@ -44,7 +44,9 @@ const clientCredentials = {
 export const TokenFormSchema = Type.Object({
   ...clientCredentials,
   grant_type: Type.Optional(Type.Literal('client_credentials', { description: 'Optional.' })),
-  scope: Type.Optional(Type.String({ description: 'Optional: a space-separated subset of the client scopes.' })),
+  scope: Type.Optional(
+    Type.String({ description: 'Optional: a space-separated subset of the client scopes; without it, every scope the client holds that the policy declares.' }),
+  ),
 });
 
 export const TOKEN_RESPONSES = {

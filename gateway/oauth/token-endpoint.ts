@@ -27,8 +27,14 @@ function checkGrantType(fields: FormFields): void {
   }
 }
 
+/** The requested scopes, or without `scope` all the client holds; either way only those the policy in force declares. */
 function grantedScopes(fields: FormFields, client: ClientRecord, vocabulary: Vocabulary): string[] {
-  if (fields.scope === undefined) return client.scopes;
+  if (fields.scope === undefined) {
+    const declared = client.scopes.filter((s) => vocabulary.scopes.has(s));
+    if (declared.length === 0)
+      throw new GatewayError('invalid_scope', `None of this client's scopes (${client.scopes.join(' ')}) is declared by the policy in force.`);
+    return declared;
+  }
   const requested = [...new Set(fields.scope.split(' ').filter(Boolean))];
   if (requested.length === 0) throw new GatewayError('invalid_scope', 'scope is empty.');
   const refused = requested.filter((s) => !vocabulary.scopes.has(s) || !client.scopes.includes(s));

@@ -2,6 +2,7 @@
 // hold keeps serving and logs who holds it (some ids and a count); the removed name can no longer
 // be granted or put in a token, and one the reload declares can be at once.
 import t, { type Test } from 'tap';
+import { decodeJwt } from 'jose';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,36 @@ t.test('a reload that removes held names keeps serving and logs the holders', as
   });
   t.equal(account.statusCode, 400);
   t.match(account.json().message, /^permissions: "refund_transaction" is not one of: view_balance, /);
+});
+
+t.test('a token asked for without scope carries only the held scopes the policy still declares', async (t) => {
+  const dir = policyCopy(t);
+  const tg = await startTestGateway(t, { store: 'embedded', config: { policies_dir: dir } });
+  const both = await createClient(tg, ['stats', 'sales']);
+  const statsOnly = await createClient(tg, ['stats']);
+  const unscoped = (client: CreatedClient) => tokenRequest(tg, { client_id: client.client_id, client_secret: client.client_secret });
+  t.equal((await unscoped(both)).json().scope, 'stats sales', 'before the reload: every scope the client holds');
+
+  edit(dir, 'public.yaml', (lines) => lines.filter((line) => !/^ {2}stats:|\/v1\/stats/.test(line)));
+  t.same(tg.gateway.reloadPolicy(), { ok: true, routes: 18 });
+
+  const granted = await unscoped(both);
+  t.equal(granted.statusCode, 200, granted.body);
+  t.equal(granted.json().scope, 'sales', 'the removed scope is left out');
+  t.equal(decodeJwt(granted.json().access_token).scope, 'sales', 'and is not in the token');
+  const sales = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${granted.json().access_token}` } });
+  t.equal(sales.statusCode, 200, 'the token serves the scope still declared');
+
+  const refused = await unscoped(statsOnly);
+  t.equal(refused.statusCode, 400);
+  t.same(refused.json(), {
+    error: 'invalid_scope',
+    error_description: "None of this client's scopes (stats) is declared by the policy in force.",
+    message: "None of this client's scopes (stats) is declared by the policy in force.",
+    request_id: refused.json().request_id,
+  });
+  t.match(refused.json().request_id, /^[0-9a-f-]{36}$/);
+  t.equal(tg.upstreams.public.received.length, 1, 'only the request with the declared scope was forwarded');
 });
 
 t.test('a scope a reload declares can be granted at once, and opens its route', async (t) => {
