@@ -63,11 +63,12 @@ export interface Gateway {
 }
 
 /**
- * The policy files, refused (at start, or on reload) while a route names an upstream the settings do
- * not declare, or one without a URL: all of those are listed at once, each with the variable to set.
+ * The policy files, refused (at start, or on reload) while a route names an upstream without a URL,
+ * whether the settings declare it or not: all of those are listed at once, each with the variable to
+ * set. The loader gets no list of upstreams: its own refusal would not name the variable.
  */
 function loadPolicy(settings: Settings): Policy {
-  const policy = loadPolicies(settings.policiesDir, new Set(Object.keys(settings.upstreams)));
+  const policy = loadPolicies(settings.policiesDir);
   const missing = missingUpstreamUrls(policy.routes, settings.upstreams, settings.environment);
   if (missing.length > 0) throw SettingsError.of(missing);
   return policy;

@@ -1,8 +1,8 @@
 // Loads and validates the declarative policy files. The shape of each file is checked against the
 // published schema (policy-shape.ts); the rules a schema cannot state are checked here: a route's
-// scheme against its scopes or permissions, names that no file declares, upstreams that are not
-// configured, two routes that could match the same request. Any problem is an error naming the file
-// and route: at start it stops the gateway; on reload the running policy is kept.
+// scheme against its scopes or permissions, names that no file declares, upstreams outside a given
+// list, two routes that could match the same request. Any problem is an error naming the file and
+// route: at start it stops the gateway; on reload the running policy is kept.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -212,18 +212,20 @@ export function validateRoutes<T extends readonly PolicyRoute[]>(routes: T): T {
 
 /**
  * The files together: their vocabulary (a name declared twice must mean the same), every route
- * naming a configured upstream and declared names only, and no two routes matching one request.
+ * naming declared names only (and one of `knownUpstreams`, when given), and no two routes matching
+ * one request. The gateway gives no list: it checks each routed upstream against its settings
+ * (config/routed-upstreams.ts), whose message says which variable gives it a URL.
  */
-export function assemblePolicy(files: readonly PolicyFile[], knownUpstreams: ReadonlySet<string>): Policy {
+export function assemblePolicy(files: readonly PolicyFile[], knownUpstreams?: ReadonlySet<string>): Policy {
   const vocabulary = mergeVocabularies(files.map((f) => f.declared));
   const routes = Object.freeze(files.flatMap((f) => f.routes));
-  checkUpstreams(routes, knownUpstreams);
+  if (knownUpstreams) checkUpstreams(routes, knownUpstreams);
   checkDeclared(routes, vocabulary);
   return Object.freeze({ routes: validateRoutes(routes), vocabulary });
 }
 
-/** Loads every *.yaml / *.yml file in the directory, in name order; routes may name only the known (configured) upstreams. */
-export function loadPolicies(dir: string, knownUpstreams: ReadonlySet<string>): Policy {
+/** Loads every *.yaml / *.yml file in the directory, in name order; given `knownUpstreams`, routes may name only those. */
+export function loadPolicies(dir: string, knownUpstreams?: ReadonlySet<string>): Policy {
   let names: string[];
   try {
     names = readdirSync(dir)
