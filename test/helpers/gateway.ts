@@ -48,6 +48,9 @@ export async function testSettings(
       issuer: 'http://gateway.test',
       policies_dir: `${REPO_ROOT}policies`,
       log_level: 'info',
+      // A loaded CI machine can stall a process longer than the production default (250 ms) allows a
+      // command: tests about slow or hung Redis set their own timeout, the others must not fail on a stall.
+      redis_command_timeout_ms: 2000,
       // The shared test Redis, unless the config names a Cluster or Sentinel (test/helpers/redis-topology.ts).
       ...(redisPrefix ? { redis_key_prefix: redisPrefix, ...(otherTopology(options.config) ? {} : { redis_url: TEST_REDIS_URL }) } : {}),
       ...options.config,

@@ -35,7 +35,7 @@ function transitions(tg: TestGateway): { event: string; msg: string; reason?: st
 /** A gateway on a Redis of the test's own (it is hung and stopped), a client, and a timed Bearer GET. */
 async function gatewayOnOwnRedis(t: Test) {
   const redis = await startRedisServer(t);
-  const tg = await startTestGateway(t, { config: { redis_url: redis.url } });
+  const tg = await startTestGateway(t, { config: { redis_url: redis.url, redis_command_timeout_ms: 250 } });
   const { publicUrl, adminUrl } = await listen(tg);
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);
