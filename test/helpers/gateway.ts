@@ -1,7 +1,6 @@
 // Builds a whole gateway for one test: real echo upstreams on port 0, its own Redis key prefix
 // (or the embedded store), captured logs, and teardown registered on the test.
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { buildGateway, type Gateway } from '../../gateway/app.js';
 import { settingsFrom, type Settings } from '../../gateway/config/settings.js';
@@ -9,9 +8,10 @@ import { startEchoUpstream, type EchoUpstream } from '../../gateway/examples/ech
 import { openStore } from '../../gateway/store/open-store.js';
 import type { CredentialStore } from '../../gateway/store/types.js';
 import { LogCapture } from './log-capture.js';
+import { REPO_ROOT } from './repo-root.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from './redis.js';
 
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export { REPO_ROOT } from './repo-root.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -66,13 +66,25 @@ export async function startTestGateway(t: Test, options: TestGatewayOptions = {}
   const upstreams = { public: await startEchoUpstream('public'), banking: await startEchoUpstream('banking') };
   const { settings, redisPrefix } = await testSettings({ ...options, publicUpstream: upstreams.public.url, bankingUpstream: upstreams.banking.url });
   const logs = new LogCapture();
-  const store = options.wrapStore ? await openStore(settings) : undefined;
-  const gateway = await buildGateway(settings, { logStream: logs, ...(store ? { store: options.wrapStore!(store) } : {}) });
+  const closeUpstreams = async () => {
+    await upstreams.public.close();
+    await upstreams.banking.close();
+  };
+  let store: CredentialStore | undefined;
+  let gateway: Gateway;
+  try {
+    store = options.wrapStore ? await openStore(settings) : undefined;
+    gateway = await buildGateway(settings, { logStream: logs, ...(store ? { store: options.wrapStore!(store) } : {}) });
+  } catch (error) {
+    // Nothing may keep the test process alive after a failed start (it would wait for tap's timeout).
+    await store?.close();
+    await closeUpstreams();
+    throw error;
+  }
   t.teardown(async () => {
     await gateway.close();
     await store?.close();
-    await upstreams.public.close();
-    await upstreams.banking.close();
+    await closeUpstreams();
     // A shared prefix belongs to the test that created it.
     if (redisPrefix && !options.redisPrefix && !otherTopology(options.config)) await deleteKeysWithPrefix(redisPrefix);
   });

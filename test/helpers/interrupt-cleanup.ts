@@ -7,14 +7,16 @@
 // that ends by itself; after a signal it re-raises it, so the process still ends as the signal meant.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repo-root.js';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGALRM'] as const;
 /** How long the exit waits for killed processes to be gone before removing their directories. */
 const KILL_WAIT_MS = 2_000;
 /** How long the program that deletes the keys may run. */
 const PREFIX_DELETE_MS = 15_000;
-const DELETE_PREFIXES = fileURLToPath(new URL('./delete-prefixes.mjs', import.meta.url));
+// A script of its own (not compiled with the suite): found in the repository, wherever this file runs from.
+const DELETE_PREFIXES = join(REPO_ROOT, 'test/helpers/delete-prefixes.mjs');
 
 interface TrackedProcess {
   pid: number;

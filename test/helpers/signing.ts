@@ -2,7 +2,6 @@
 // send signed requests with the exported signing library, read the auth-failure metric.
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { InjectOptions } from 'fastify';
 import {
   headerFields,
@@ -16,8 +15,9 @@ import {
 import type { CreatedServiceAccountView } from '../../gateway/admin/service-accounts-routes.js';
 import { parsePolicyFile } from '../../gateway/policy/policy-loader.js';
 import type { TestGateway } from './gateway.js';
+import { REPO_ROOT } from './repo-root.js';
 
-const BANKING_POLICY = fileURLToPath(new URL('../../policies/banking.yaml', import.meta.url));
+const BANKING_POLICY = `${REPO_ROOT}policies/banking.yaml`;
 /** Every permission the shipped banking policy declares. */
 export const ALL_PERMISSIONS: readonly string[] = parsePolicyFile(BANKING_POLICY, readFileSync(BANKING_POLICY, 'utf8')).declared.permissions.map((p) => p.name);
 
