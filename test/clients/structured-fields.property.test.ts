@@ -11,7 +11,7 @@ import {
   type InnerList as ParsedInnerList,
   type Item as ParsedItem,
 } from 'structured-headers';
-import { DisplayString, serializeDictionary, Token, type InnerList, type Item } from '../../clients/typescript/src/structured-fields.js';
+import { DisplayString, serializeDictionary, Token, type InnerList, type Item } from '@access-gateway/signing/structured-fields';
 import { fromParsedItem, fromParsedParameters } from '../../gateway/signing/parsed-parameters.js';
 import { holds } from '../helpers/property.js';
 

@@ -3,6 +3,7 @@
 // strictly. Each module is loaded afresh here with a require that cannot find sodium-native, the
 // failure sodium.ts meets on such an install.
 import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import fc from 'fast-check';
 import { compactVerify } from 'jose';
@@ -12,6 +13,16 @@ import type * as Ed25519 from '../../gateway/signing/ed25519.js';
 import type * as SodiumModule from '../../gateway/signing/sodium.js';
 import { L, littleEndian, toLittleEndian } from '../helpers/ed25519-reference.js';
 import { holds } from '../helpers/property.js';
+
+/**
+ * A module relative to this file, as the absolute URL of the file that is there: tap resolves a
+ * relative one from the TypeScript source (through the source map), which the compiled suite
+ * (.tap/build) does not load; run from source, the module is the .ts file.
+ */
+function beside(path: string): string {
+  const url = new URL(path, import.meta.url);
+  return existsSync(url) ? url.href : url.href.replace(/\.js$/, '.ts');
+}
 
 /** node:module whose require finds every package but sodium-native. */
 const withoutSodium = {
@@ -36,9 +47,9 @@ const FORGERIES = [
 ];
 
 t.test("without sodium-native: the loader reports none, and verification is node:crypto's, as strict", async (t) => {
-  const { sodium } = await t.mockImport<typeof SodiumModule>('../../gateway/signing/sodium.js', withoutSodium);
+  const { sodium } = await t.mockImport<typeof SodiumModule>(beside('../../gateway/signing/sodium.js'), withoutSodium);
   t.equal(sodium, undefined, 'a missing sodium-native is no error');
-  const { ED25519_EQUATIONS, verifyEd25519 } = await t.mockImport<typeof Ed25519>('../../gateway/signing/ed25519.js', withoutSodium);
+  const { ED25519_EQUATIONS, verifyEd25519 } = await t.mockImport<typeof Ed25519>(beside('../../gateway/signing/ed25519.js'), withoutSodium);
   t.same(Object.keys(ED25519_EQUATIONS), ['openssl'], "OpenSSL's equation is the only one, so the default");
 
   const keys = Array.from({ length: 4 }, () => generateKeyPairSync('ed25519'));
@@ -72,7 +83,7 @@ t.test("without sodium-native: the loader reports none, and verification is node
 });
 
 t.test("without sodium-native: EdDSA access tokens are node:crypto's signatures", async (t) => {
-  const { OPENSSL_SIGNERS, signCompactJws } = await t.mockImport<typeof CompactJws>('../../gateway/oauth/compact-jws.js', withoutSodium);
+  const { OPENSSL_SIGNERS, signCompactJws } = await t.mockImport<typeof CompactJws>(beside('../../gateway/oauth/compact-jws.js'), withoutSodium);
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const header = { alg: 'EdDSA' as const, kid: 'k1', typ: 'at+jwt' };
   const claims = { sub: 'client-1', scope: 'sales', exp: 4_000_000_000 };
