@@ -1,8 +1,9 @@
 // Loads and validates the declarative policy files. The shape of each file is checked against the
 // published schema (policy-shape.ts); the rules a schema cannot state are checked here: a route's
-// scheme against its scopes or permissions, names that no file declares, upstreams outside a given
-// list, two routes that could match the same request. Any problem is an error naming the file and
-// route: at start it stops the gateway; on reload the running policy is kept.
+// scheme against its scopes or permissions, names that no file declares, two routes that could match
+// the same request. Any problem is an error naming the file and route: at start it stops the
+// gateway; on reload the running policy is kept. Whether each upstream a route names has a URL is
+// checked against the settings (config/routed-upstreams.ts), which know the variable that sets it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -25,7 +26,7 @@ export interface PolicyRoute {
   readonly host: string | null;
   readonly template: string;
   readonly segments: readonly Segment[];
-  /** The name of a configured upstream. */
+  /** The name of the upstream it forwards to (the settings give its URL). */
   readonly upstream: string;
   readonly auth: AuthScheme;
   /** Declared scopes (the policy's vocabulary). */
@@ -122,7 +123,7 @@ function declared(file: string, shape: PolicyFileShape): DeclaredVocabulary {
   };
 }
 
-/** One file on its own: its shape, and each route's own rules. Names and upstreams are checked with all the files (assemblePolicy). */
+/** One file on its own: its shape, and each route's own rules. Names are checked with all the files (assemblePolicy). */
 export function parsePolicyFile(file: string, text: string): PolicyFile {
   let doc: unknown;
   try {
@@ -143,32 +144,6 @@ function someOf(names: readonly string[], most = 12): string {
 
 function routeWhere(route: PolicyRoute): string {
   return `${route.file}, route ${route.method} ${route.template}`;
-}
-
-/** Every upstream no configured one answers for, with the files and routes naming it, in one message. */
-function checkUpstreams(routes: readonly PolicyRoute[], known: ReadonlySet<string>): void {
-  const unknown = new Map<string, Map<string, PolicyRoute[]>>();
-  for (const route of routes) {
-    if (known.has(route.upstream)) continue;
-    const files = unknown.get(route.upstream) ?? new Map<string, PolicyRoute[]>();
-    files.set(route.file, [...(files.get(route.file) ?? []), route]);
-    unknown.set(route.upstream, files);
-  }
-  if (unknown.size === 0) return;
-  const namedBy = (files: Map<string, PolicyRoute[]>) =>
-    [...files]
-      .map(
-        ([file, named]) =>
-          `${file}, ${named.length === 1 ? 'route' : 'routes'} ${someOf(
-            named.map((r) => `${r.method} ${r.template}`),
-            3,
-          )}`,
-      )
-      .join('; ');
-  const listed = [...unknown].map(([name, files]) => `${JSON.stringify(name)} (named by ${namedBy(files)})`).join(', ');
-  throw new PolicyError(
-    `unknown ${unknown.size === 1 ? 'upstream' : 'upstreams'}: ${listed}; upstream must be one of the configured upstreams: ${someOf([...known].sort(), 50)}`,
-  );
 }
 
 function checkDeclared(routes: readonly PolicyRoute[], vocabulary: Vocabulary): void {
@@ -212,20 +187,17 @@ export function validateRoutes<T extends readonly PolicyRoute[]>(routes: T): T {
 
 /**
  * The files together: their vocabulary (a name declared twice must mean the same), every route
- * naming declared names only (and one of `knownUpstreams`, when given), and no two routes matching
- * one request. The gateway gives no list: it checks each routed upstream against its settings
- * (config/routed-upstreams.ts), whose message says which variable gives it a URL.
+ * naming declared names only, and no two routes matching one request.
  */
-export function assemblePolicy(files: readonly PolicyFile[], knownUpstreams?: ReadonlySet<string>): Policy {
+export function assemblePolicy(files: readonly PolicyFile[]): Policy {
   const vocabulary = mergeVocabularies(files.map((f) => f.declared));
   const routes = Object.freeze(files.flatMap((f) => f.routes));
-  if (knownUpstreams) checkUpstreams(routes, knownUpstreams);
   checkDeclared(routes, vocabulary);
   return Object.freeze({ routes: validateRoutes(routes), vocabulary });
 }
 
-/** Loads every *.yaml / *.yml file in the directory, in name order; given `knownUpstreams`, routes may name only those. */
-export function loadPolicies(dir: string, knownUpstreams?: ReadonlySet<string>): Policy {
+/** Loads every *.yaml / *.yml file in the directory, in name order. */
+export function loadPolicies(dir: string): Policy {
   let names: string[];
   try {
     names = readdirSync(dir)
@@ -239,5 +211,5 @@ export function loadPolicies(dir: string, knownUpstreams?: ReadonlySet<string>):
     const file = join(dir, n);
     return parsePolicyFile(file, readFileSync(file, 'utf8'));
   });
-  return assemblePolicy(files, knownUpstreams);
+  return assemblePolicy(files);
 }

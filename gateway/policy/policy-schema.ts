@@ -3,7 +3,8 @@
 // files as people type. `errorMessage` says what a field expects: the loader's messages put it after
 // the field's name, and editors (yaml-language-server) show it instead of their generic wording.
 // What a schema cannot say (overlapping routes, a scheme without its scopes or permissions,
-// undeclared names, unknown upstreams) is checked by policy-loader.ts.
+// undeclared names) is checked by policy-loader.ts; an upstream without a URL, at start
+// (config/routed-upstreams.ts).
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_REQUESTS, MAX_WINDOW_SECONDS, WINDOW_WITH_UNIT } from './rate-limit-rule.js';
 

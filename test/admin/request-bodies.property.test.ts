@@ -11,7 +11,7 @@ import { holdsAsync } from '../helpers/property.js';
 import { adminInject } from '../helpers/signing.js';
 
 /** The vocabulary of the shipped policy, which the test gateways enforce. */
-const { vocabulary } = loadPolicies(`${REPO_ROOT}policies`, new Set(['public', 'banking']));
+const { vocabulary } = loadPolicies(`${REPO_ROOT}policies`);
 const SCOPES = [...vocabulary.scopes.keys()];
 const PERMISSION_NAMES = [...vocabulary.permissions.keys()];
 

@@ -175,7 +175,7 @@ t.test('requests and httpx reach the upstream through every banking route of a r
   const plan = {
     gateway: gateway.publicUrl,
     keys: [] as { name: string; accessId: string; keyFile: string }[],
-    requests: bankingRequests(new RouteTable(loadPolicies(`${REPO_ROOT}policies`, new Set(['public', 'banking'])))),
+    requests: bankingRequests(new RouteTable(loadPolicies(`${REPO_ROOT}policies`))),
   };
   const accountIds = new Map<string, string>();
   for (const key of await keys(t)) {

@@ -3,7 +3,6 @@
 // URLs of public and banking. A default timeout and connection limit for all, overridden per upstream.
 import t, { type Test } from 'tap';
 import { settingsFrom, SettingsError } from '../../gateway/config/settings.js';
-import { missingUpstreamUrls } from '../../gateway/config/routed-upstreams.js';
 
 /** The problems a refused start reports, as "setting: problem" lines. */
 function problems(t: Test, yaml: Record<string, unknown>, env: Record<string, string> = {}): string[] {
@@ -128,34 +127,4 @@ t.test('per-upstream overrides are checked like the defaults they override', asy
   ]);
   t.same(problems(t, { upstreams: ['http://a'] }), ['upstreams (config): must be a mapping of upstream names to URLs (or to { url, timeout_ms, connections })']);
   t.same(problems(t, { upstream_connections: 100_001 }), ['upstream_connections (config) / GATEWAY_UPSTREAM_CONNECTIONS: must be between 0 and 100000, got 100001']);
-});
-
-t.test('every upstream a route names needs a URL: all the missing ones at once, each with its variable', async (t) => {
-  const { upstreams } = settingsFrom({ upstreams: { ledger: { timeout_ms: 2000 }, billing: 'http://billing.internal' } }, { PUBLIC_UPSTREAM: 'http://public.internal' });
-  const routes = [
-    { upstream: 'public', file: 'policies/public.yaml' },
-    { upstream: 'banking', file: 'policies/banking.yaml' },
-    { upstream: 'ledger', file: 'policies/ledger.yaml' },
-    { upstream: 'ledger', file: 'policies/ledger-admin.yaml' },
-    { upstream: 'billing', file: 'policies/billing.yaml' },
-    { upstream: 'unknown', file: 'policies/other.yaml' },
-  ];
-  t.same(missingUpstreamUrls(routes, upstreams, 'production'), [
-    {
-      setting: 'BANKING_UPSTREAM',
-      problem:
-        'is required in production: policies/banking.yaml routes to upstream banking, which has no URL (or set GATEWAY_UPSTREAM_BANKING, or upstreams.banking in the config file)',
-    },
-    {
-      setting: 'GATEWAY_UPSTREAM_LEDGER',
-      problem:
-        'is required in production: policies/ledger.yaml, policies/ledger-admin.yaml route to upstream ledger, which has no URL (or set upstreams.ledger in the config file)',
-    },
-    {
-      setting: 'GATEWAY_UPSTREAM_UNKNOWN',
-      problem: 'is required in production: policies/other.yaml routes to upstream unknown, which has no URL (or set upstreams.unknown in the config file)',
-    },
-  ]);
-  t.match(missingUpstreamUrls(routes.slice(2, 3), upstreams, 'development'), [{ problem: /^is required: policies\/ledger.yaml routes to upstream ledger/ }]);
-  t.same(missingUpstreamUrls(routes.slice(0, 1), upstreams, 'production'), [], 'nothing missing');
 });

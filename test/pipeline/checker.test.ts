@@ -14,11 +14,10 @@ import { requestChecker, type CheckInput } from '../../gateway/pipeline/pipeline
 import type { ClientPrincipal } from '../../gateway/pipeline/principal.js';
 
 const ROUTES = new RouteTable(
-  assemblePolicy(
-    [
-      parsePolicyFile(
-        'public.yaml',
-        `upstream: public
+  assemblePolicy([
+    parsePolicyFile(
+      'public.yaml',
+      `upstream: public
 auth: bearer
 rate_limit: { requests: 1, per: 1m }
 scopes: { sales: Read sales, products: Read products }
@@ -26,10 +25,8 @@ routes:
   - { method: GET, path: /v1/sales, scopes: [sales] }
   - { method: GET, path: /v1/products, scopes: [products] }
 `,
-      ),
-    ],
-    new Set(['public']),
-  ),
+    ),
+  ]),
 );
 const SALES_FIELDS = { 'ratelimit-policy': '"public:GET /v1/sales";q=1;w=60', ratelimit: '"public:GET /v1/sales";r=0;t=60' };
 

@@ -15,30 +15,27 @@ import type { OriginalRequest } from '../../gateway/pipeline/original-request.js
 import type { ClientPrincipal, ServiceAccountPrincipal } from '../../gateway/pipeline/principal.js';
 
 const ROUTES = new RouteTable(
-  assemblePolicy(
-    [
-      parsePolicyFile(
-        'public.yaml',
-        `upstream: public
+  assemblePolicy([
+    parsePolicyFile(
+      'public.yaml',
+      `upstream: public
 auth: bearer
 scopes: { sales: Read sales, events: Read events }
 routes:
   - { method: GET, path: "/v1/sales/{id}", scopes: [sales] }
   - { method: GET, path: /v1/events, scopes: [events], rate_limit: { requests: 2, per: 1m } }
 `,
-      ),
-      parsePolicyFile(
-        'banking.yaml',
-        `upstream: banking
+    ),
+    parsePolicyFile(
+      'banking.yaml',
+      `upstream: banking
 auth: signature
 permissions: { initiate_payment: { description: Create transfers, moves_money: true } }
 routes:
   - { method: POST, path: /v1/transfers, permissions: [initiate_payment] }
 `,
-      ),
-    ],
-    new Set(['public', 'banking']),
-  ),
+    ),
+  ]),
 );
 const SETTINGS = { trustedProxies: parseCidrList(['10.0.0.0/8']) };
 const PEER = parseAddress('198.51.100.7');

@@ -1,12 +1,9 @@
-// What the policy tests write: a directory of policy files, the upstreams a gateway configures by
-// default, and declarations of the names their routes use.
+// What the policy tests write: a directory of policy files, and declarations of the names their
+// routes use.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-
-/** The upstreams the tests' gateways configure. */
-export const KNOWN_UPSTREAMS: ReadonlySet<string> = new Set(['public', 'banking']);
 
 /** A scopes: mapping declaring the names the tests' bearer routes use. */
 export const SCOPES_DECLARED =

@@ -10,7 +10,7 @@ import { loadPolicies, parsePolicyFile, PolicyError } from '../../gateway/policy
 import { parseRateLimit } from '../../gateway/policy/rate-limit-rule.js';
 import { PolicyHolder } from '../../gateway/policy/route-table.js';
 import { holds } from '../helpers/property.js';
-import { KNOWN_UPSTREAMS, SCOPES_DECLARED } from './policy-files.js';
+import { SCOPES_DECLARED } from './policy-files.js';
 
 const FILE = '/etc/gateway/policies/public.yaml';
 const HEAD = `upstream: public\nauth: bearer\n${SCOPES_DECLARED}`;
@@ -124,11 +124,11 @@ function policyDir(t: Test, text: string): string {
 t.test('a bad rate_limit stops the start, and on reload keeps the running policy', async (t) => {
   const dir = policyDir(t, routeWith('{ requests: 0, per: 1m }'));
   t.throws(
-    () => loadPolicies(dir, KNOWN_UPSTREAMS),
+    () => loadPolicies(dir),
     new PolicyError(`${join(dir, 'public.yaml')}, route GET /v1/sales: rate_limit.requests must be a whole number from 1 to 1000000`),
   );
   writeFileSync(join(dir, 'public.yaml'), routeWith('{ requests: 10, per: 1m }'));
-  const holder = new PolicyHolder(() => loadPolicies(dir, KNOWN_UPSTREAMS));
+  const holder = new PolicyHolder(() => loadPolicies(dir));
   t.same(holder.current.routes[0]?.rateLimit, { requests: 10, perSeconds: 60 });
   writeFileSync(join(dir, 'public.yaml'), routeWith('{ requests: 10, per: 1 minute }'));
   const result = holder.reload();

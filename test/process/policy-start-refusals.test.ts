@@ -79,7 +79,7 @@ t.test('a policy naming an upstream nothing configures: the variable to set, and
     code: 1,
     stderr: [
       'gateway: not started:',
-      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required: ${join(unknownUpstreamDir, 'ledger.yaml')} routes to upstream ledger, which has no URL (or set upstreams.ledger in the config file)`,
+      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required (or set upstreams.ledger in the config file): upstream ledger is not configured (configured: banking, public); routes to it: ${join(unknownUpstreamDir, 'ledger.yaml')}, route GET /v1/ledger/{id}`,
       '',
     ].join('\n'),
   });
@@ -101,9 +101,9 @@ t.test('production: every routed upstream without a URL, declared or not, in one
     code: 1,
     stderr: [
       'gateway: not started:',
-      `Invalid setting BANKING_UPSTREAM: is required in production: ${join(productionDir, 'banking.yaml')} routes to upstream banking, which has no URL (or set GATEWAY_UPSTREAM_BANKING, or upstreams.banking in the config file)`,
-      `Invalid setting GATEWAY_UPSTREAM_INVENTORY_V2: is required in production: ${join(productionDir, 'inventory-v2.yaml')} routes to upstream inventory-v2, which has no URL (or set upstreams.inventory-v2 in the config file)`,
-      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required in production: ${join(productionDir, 'ledger.yaml')} routes to upstream ledger, which has no URL (or set upstreams.ledger in the config file)`,
+      `Invalid setting BANKING_UPSTREAM: is required in production (or set GATEWAY_UPSTREAM_BANKING, or upstreams.banking in the config file): upstream banking has no URL; routes to it: ${join(productionDir, 'banking.yaml')}, routes GET /v1/balance, GET /v1/account, GET /v1/account-limits and 4 more`,
+      `Invalid setting GATEWAY_UPSTREAM_INVENTORY_V2: is required in production (or set upstreams.inventory-v2 in the config file): upstream inventory-v2 is not configured (configured: banking, ledger, public); routes to it: ${join(productionDir, 'inventory-v2.yaml')}, route GET /v2/stock`,
+      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required in production (or set upstreams.ledger in the config file): upstream ledger has no URL; routes to it: ${join(productionDir, 'ledger.yaml')}, route GET /v1/ledger/{id}`,
       '',
     ].join('\n'),
   });

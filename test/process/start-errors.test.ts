@@ -122,9 +122,9 @@ t.test('production without several upstream URLs: one message lists them all, wi
   await t.rejects(buildGateway(settings), {
     name: 'SettingsError',
     message: [
-      `Invalid setting BANKING_UPSTREAM: is required in production: ${join(policies, 'banking.yaml')} routes to upstream banking, which has no URL (or set GATEWAY_UPSTREAM_BANKING, or upstreams.banking in the config file)`,
-      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required in production: ${join(policies, 'ledger.yaml')} routes to upstream ledger, which has no URL (or set upstreams.ledger in the config file)`,
-      `Invalid setting PUBLIC_UPSTREAM: is required in production: ${join(policies, 'public.yaml')} routes to upstream public, which has no URL (or set GATEWAY_UPSTREAM_PUBLIC, or upstreams.public in the config file)`,
+      `Invalid setting BANKING_UPSTREAM: is required in production (or set GATEWAY_UPSTREAM_BANKING, or upstreams.banking in the config file): upstream banking has no URL; routes to it: ${join(policies, 'banking.yaml')}, routes GET /v1/balance, GET /v1/account, GET /v1/account-limits and 4 more`,
+      `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required in production (or set upstreams.ledger in the config file): upstream ledger has no URL; routes to it: ${join(policies, 'ledger.yaml')}, route GET /v1/ledger/{id}`,
+      `Invalid setting PUBLIC_UPSTREAM: is required in production (or set GATEWAY_UPSTREAM_PUBLIC, or upstreams.public in the config file): upstream public has no URL; routes to it: ${join(policies, 'public.yaml')}, routes GET /v1/sales, GET /v1/sales/{id}, POST /v1/sales/{id}/refund and 9 more`,
     ].join('\n'),
   });
 });
@@ -144,7 +144,7 @@ t.test('in development another upstream a policy names must be configured: the s
   );
   await t.rejects(buildGateway(settings), {
     name: 'SettingsError',
-    message: `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required: ${join(policies, 'ledger.yaml')} routes to upstream ledger, which has no URL (or set upstreams.ledger in the config file)`,
+    message: `Invalid setting GATEWAY_UPSTREAM_LEDGER: is required (or set upstreams.ledger in the config file): upstream ledger has no URL; routes to it: ${join(policies, 'ledger.yaml')}, route GET /v1/ledger/{id}`,
   });
 });
 
