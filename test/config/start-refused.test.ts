@@ -1,33 +1,17 @@
 // A real start (gateway/main.ts as npm start runs it) with an invalid setting exits non-zero and
 // says which setting is wrong, before opening any listener.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { REPO_ROOT } from '../helpers/gateway.js';
-
-function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
+import { runGatewayToExit } from '../helpers/gateway-spawn.js';
 
 t.test('a bad port stops the start with a message naming GATEWAY_PORT', async (t) => {
-  const { code, output } = await start({ GATEWAY_PORT: 'eighty' });
+  const { code, output } = await runGatewayToExit({ GATEWAY_PORT: 'eighty' });
   t.equal(code, 1);
   t.match(output, 'Invalid setting GATEWAY_PORT: must be a whole number');
   t.notMatch(output, 'gateway started');
 });
 
 t.test('production without REDIS_URL stops the start', async (t) => {
-  const { code, output } = await start({ GATEWAY_ENV: 'production', GATEWAY_ADMIN_TOKEN: 'y'.repeat(40), PUBLIC_UPSTREAM: 'http://127.0.0.1:1', BANKING_UPSTREAM: 'http://127.0.0.1:1' });
+  const { code, output } = await runGatewayToExit({ GATEWAY_ENV: 'production', GATEWAY_ADMIN_TOKEN: 'y'.repeat(40), PUBLIC_UPSTREAM: 'http://127.0.0.1:1', BANKING_UPSTREAM: 'http://127.0.0.1:1' });
   t.equal(code, 1);
   t.match(output, 'Invalid setting REDIS_URL: is required in production');
 });

@@ -1,15 +1,12 @@
 // Runs the gateway as a real process (gateway/main.ts through tsx), as `npm start` would, for
 // tests of process-level behaviour: signals, several instances, the README walkthrough. Killed
 // (with its workers) if the test process is interrupted before its teardown.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Test } from 'tap';
 import { freePort } from '../../bench/processes.js';
-import { REPO_ROOT } from './gateway.js';
-import { killOnInterrupt } from './interrupt-cleanup.js';
+import { GATEWAY_START_LIMIT_MS, spawnGateway } from './gateway-spawn.js';
 
 export { freePort };
-
-const START_LIMIT_MS = 60_000;
 
 export interface GatewayProcess {
   child: ChildProcess;
@@ -38,24 +35,11 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
   const port = options.port ?? (await freePort());
   const adminPort = options.adminPort ?? (await freePort());
   const detached = options.detached ?? false;
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      GATEWAY_HOST: '127.0.0.1',
-      GATEWAY_PORT: String(port),
-      GATEWAY_ADMIN_PORT: String(adminPort),
-      GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached,
-  });
-  killOnInterrupt(child, { group: detached });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const gateway = spawnGateway(
+    { GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0', ...env },
+    { detached },
+  );
+  const { child, output } = gateway;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
@@ -66,10 +50,9 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
   };
   t.teardown(stop);
   await new Promise<void>((resolve, reject) => {
-    // Generous: tsx compiles the gateway at each start, slowly on a machine busy with the suite.
-    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${START_LIMIT_MS} ms:\n${output}`)), START_LIMIT_MS);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${GATEWAY_START_LIMIT_MS} ms:\n${output()}`)), GATEWAY_START_LIMIT_MS);
     const check = () => {
-      if (output.includes('gateway started')) {
+      if (output().includes('gateway started')) {
         clearTimeout(timer);
         resolve();
       }
@@ -78,8 +61,8 @@ export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, optio
     child.stderr.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code}:\n${output}`));
+      reject(new Error(`gateway exited with ${code}:\n${output()}`));
     });
   });
-  return { child, port, adminPort, publicUrl: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, output: () => output, stop };
+  return { child, port, adminPort, publicUrl: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${adminPort}`, output, stop };
 }

@@ -3,44 +3,19 @@
 // without a URL, whether the settings declare it or not, listed at once with the variable to set.
 // Real starts (gateway/main.ts), since the exit and that one message are the point; the three run
 // side by side.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { REPO_ROOT } from '../helpers/gateway.js';
-import { killOnInterrupt } from '../helpers/interrupt-cleanup.js';
+import { runGatewayToExit } from '../helpers/gateway-spawn.js';
 import { policyDirWith } from '../helpers/policy-dir.js';
 
-interface Refusal {
-  code: number | null;
-  stderr: string;
-}
-
-/** Starts gateway/main.ts on free ports with a data directory of its own; resolves when it exits. */
-function start(env: NodeJS.ProcessEnv): Promise<Refusal> {
+/** Starts gateway/main.ts on free ports with a data directory of its own; its exit code and stderr once it exits. */
+async function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-refused-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        GATEWAY_HOST: '127.0.0.1',
-        GATEWAY_PORT: '0',
-        GATEWAY_ADMIN_PORT: '0',
-        GATEWAY_DATA_DIR: dataDir,
-        ...env,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    killOnInterrupt(child);
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
+  const { code, stderr } = await runGatewayToExit({ GATEWAY_PORT: '0', GATEWAY_ADMIN_PORT: '0', GATEWAY_DATA_DIR: dataDir, ...env });
+  return { code, stderr };
 }
 
 const LEDGER_READ = 'scopes:\n  ledger_read: Read ledger entries\n';

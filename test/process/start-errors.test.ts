@@ -3,7 +3,6 @@
 // production start lists every upstream without a URL at once; an unknown GATEWAY_* variable is named
 // with the setting it most likely meant; an unreachable Redis is named, with the error, in the log
 // and in /readyz. Real starts (gateway/main.ts) only where the exit and the output are the point.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -15,25 +14,8 @@ import { settingsFrom } from '../../gateway/config/settings.js';
 import { checkAddressesFree, listenerAddresses } from '../../gateway/process/listeners.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
 import { closedPort } from '../helpers/http.js';
-import { killOnInterrupt } from '../helpers/interrupt-cleanup.js';
+import { runGatewayToExit } from '../helpers/gateway-spawn.js';
 import { bearerPolicy, policyDirWith } from '../helpers/policy-dir.js';
-
-/** Starts gateway/main.ts and resolves with its exit code and everything it wrote. */
-function start(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    killOnInterrupt(child);
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 async function occupied(t: Test): Promise<number> {
   const server: Server = createServer();
@@ -50,7 +32,7 @@ function tempDir(t: Test): string {
 
 t.test('a public port in use: one line naming GATEWAY_PORT and the address, and no listener claims to listen', async (t) => {
   const port = await occupied(t);
-  const { code, output } = await start({ GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(await closedPort()), GATEWAY_DATA_DIR: tempDir(t) });
+  const { code, output } = await runGatewayToExit({ GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(await closedPort()), GATEWAY_DATA_DIR: tempDir(t) });
   t.equal(code, 1);
   t.match(
     output,
@@ -97,7 +79,7 @@ t.test('every listener is checked before any starts: admin and decision ports na
 t.test('a YAML error shows its caret excerpt as lines; an unknown variable is named with the setting it meant', async (t) => {
   const dir = tempDir(t);
   writeFileSync(join(dir, 'gateway.yaml'), 'port: [9300\nadmin_port: 9301\n');
-  const { code, output } = await start({ GATEWAY_CONFIG: join(dir, 'gateway.yaml'), GATEWAY_SIGNATURE_WINDOW: '60' });
+  const { code, output } = await runGatewayToExit({ GATEWAY_CONFIG: join(dir, 'gateway.yaml'), GATEWAY_SIGNATURE_WINDOW: '60' });
   t.equal(code, 1);
   t.match(output, `Invalid setting ${join(dir, 'gateway.yaml')}: is not valid YAML: `);
   t.match(output, /\nport: \[9300\nadmin_port: 9301\n\^/, 'the excerpt and its caret, line by line');
