@@ -20,44 +20,52 @@ async function policyOf(values: Record<string, unknown>, context: CliContext): P
   return adminRequest<PolicyView>(adminConnection(values, context.env), 'GET', '/admin/v1/policy');
 }
 
+type Kind = 'scopes' | 'permissions';
+
+/** What tells one listing from the other: its texts, and the columns of its own. */
+interface Listing<K extends Kind> {
+  readonly kind: K;
+  readonly summary: string;
+  readonly details: string;
+  /** Columns between the description and the routes, by name. */
+  readonly extra?: (entry: PolicyView[K][number]) => Record<string, string>;
+}
+
+/** gatewayctl policy <kind>: the declared names as JSON, or a table with the routes needing each. */
+function listDeclared<K extends Kind>(listing: Listing<K>): Command {
+  return {
+    group: 'policy',
+    name: listing.kind,
+    summary: listing.summary,
+    usage: `gatewayctl policy ${listing.kind} [--json]`,
+    options: { ...ADMIN_OPTIONS },
+    details: listing.details,
+    async run(values, _positionals, context) {
+      const policy = await policyOf(values, context);
+      const entries: readonly PolicyView[K][number][] = policy[listing.kind];
+      if (values.json) return printJson(context, entries);
+      const rows = entries.map((entry) => ({
+        name: entry.name,
+        description: entry.description,
+        ...listing.extra?.(entry),
+        routes: routesNaming(policy.routes, listing.kind, entry.name),
+      }));
+      // The columns in the rows' own order (no rows: printTable says none).
+      printTable(context, rows, Object.keys(rows[0] ?? {}));
+    },
+  };
+}
+
 export const policyCommands: Command[] = [
-  {
-    group: 'policy',
-    name: 'scopes',
+  listDeclared({
+    kind: 'scopes',
     summary: 'List the scopes the policy declares, with their descriptions and the routes that need them.',
-    usage: 'gatewayctl policy scopes [--json]',
-    options: { ...ADMIN_OPTIONS },
     details: 'OAuth clients may be granted these scopes only (gatewayctl clients create --scopes).',
-    async run(values, _positionals, context) {
-      const policy = await policyOf(values, context);
-      if (values.json) return printJson(context, policy.scopes);
-      printTable(
-        context,
-        policy.scopes.map((s) => ({ name: s.name, description: s.description, routes: routesNaming(policy.routes, 'scopes', s.name) })),
-        ['name', 'description', 'routes'],
-      );
-    },
-  },
-  {
-    group: 'policy',
-    name: 'permissions',
+  }),
+  listDeclared({
+    kind: 'permissions',
     summary: 'List the permissions the policy declares, with their descriptions, whether they move money, and the routes that need them.',
-    usage: 'gatewayctl policy permissions [--json]',
-    options: { ...ADMIN_OPTIONS },
     details: 'Service accounts may be granted these permissions only (gatewayctl service-accounts create --permissions).',
-    async run(values, _positionals, context) {
-      const policy = await policyOf(values, context);
-      if (values.json) return printJson(context, policy.permissions);
-      printTable(
-        context,
-        policy.permissions.map((p) => ({
-          name: p.name,
-          description: p.description,
-          moves_money: p.moves_money ? 'yes' : 'no',
-          routes: routesNaming(policy.routes, 'permissions', p.name),
-        })),
-        ['name', 'description', 'moves_money', 'routes'],
-      );
-    },
-  },
+    extra: (permission) => ({ moves_money: permission.moves_money ? 'yes' : 'no' }),
+  }),
 ];
