@@ -9,7 +9,17 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 // The gateway's layers, lowest first (docs/architecture.md): a folder imports only from its own
 // layer's folders or lower ones, so the request path reads top-down and nothing below it reaches up.
 const LAYERS = [
-  ['gateway/errors.ts', 'gateway/uuid.ts', 'gateway/build-info.ts', 'gateway/cache', 'gateway/net', 'gateway/signing', 'gateway/metrics', 'gateway/policy'],
+  [
+    'gateway/errors.ts',
+    'gateway/uuid.ts',
+    'gateway/build-info.ts',
+    'gateway/json-pointer.ts',
+    'gateway/cache',
+    'gateway/net',
+    'gateway/signing',
+    'gateway/metrics',
+    'gateway/policy',
+  ],
   ['gateway/config'],
   ['gateway/store'],
   ['gateway/http'],

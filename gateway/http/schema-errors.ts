@@ -4,6 +4,7 @@
 // `x-messages`; every other failure gets the generic wording below.
 import type { FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
 import { invalidField, type GatewayError } from '../errors.js';
+import { pointerSegments } from '../json-pointer.js';
 import { jsonHead } from './json-head.js';
 
 /** The schema keyword holding a schema's own problem texts, e.g. { "pattern": "may contain only ..." }. */
@@ -49,15 +50,6 @@ function shown(value: unknown): string {
 /** A client-chosen name as the answer shows it: cut short like a value. */
 export function boundedName(name: string): string {
   return name.length > 60 ? `${name.slice(0, 57)}...` : name;
-}
-
-function pointerSegments(pointer: string): string[] {
-  return pointer === ''
-    ? []
-    : pointer
-        .split('/')
-        .slice(1)
-        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function ownMessage(schema: unknown, keyword: string, value: unknown): string | undefined {

@@ -2,6 +2,7 @@
 // into a message like the loader's own: the file, the route (its number, or its method and path once
 // those are readable), the field and what it expects, and the value given.
 import { Ajv, type ErrorObject } from 'ajv';
+import { pointerSegments } from '../json-pointer.js';
 import { PolicyError } from './policy-error.js';
 import { METHODS, PolicyFileSchema, type PolicyFileShape } from './policy-schema.js';
 import { parseRateLimit } from './rate-limit-rule.js';
@@ -39,18 +40,9 @@ function shown(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function segmentsOf(pointer: string): string[] {
-  return pointer === ''
-    ? []
-    : pointer
-        .split('/')
-        .slice(1)
-        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
 /** Where an error is: its route's index (undefined for the file's own fields) and the field path within. */
 function placeOf(error: ErrorObject): { route: number | undefined; field: string[] } {
-  const segments = segmentsOf(error.instancePath);
+  const segments = pointerSegments(error.instancePath);
   return segments[0] === 'routes' && segments.length >= 2 ? { route: Number(segments[1]), field: segments.slice(2) } : { route: undefined, field: segments };
 }
 
