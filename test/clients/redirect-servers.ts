@@ -3,10 +3,10 @@
 // Both record every request as it arrived, with its raw header lines and body, so a test can show
 // what reached the other origin and check a signature against the URL it was sent to.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { Test } from 'tap';
 import { checkContentDigest, headerFieldsFromRaw, verifyRequestSignature, type SignatureParameters } from '../../gateway/signing/index.js';
+import { serveOnLoopback } from '../helpers/loopback-server.js';
 
 export interface Received {
   method: string;
@@ -25,7 +25,7 @@ type Answer = (request: Received, response: ServerResponse) => void;
 
 async function recordingServer(t: Test, answer: Answer): Promise<RecordingServer> {
   const received: Received[] = [];
-  const server = createServer((request: IncomingMessage, response) => {
+  const origin = await serveOnLoopback(t, (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -34,15 +34,7 @@ async function recordingServer(t: Test, answer: Answer): Promise<RecordingServer
       answer(got, response);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+  return { origin, received };
 }
 
 function landed(request: Received, response: ServerResponse): void {

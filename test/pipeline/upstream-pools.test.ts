@@ -1,9 +1,8 @@
 // Upstreams named in the configuration: each gets its own connection pool, with its own timeout and
 // connection limit, and each route reaches the upstream its policy names.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { startTestGateway } from '../helpers/gateway.js';
+import { serveOnLoopback } from '../helpers/loopback-server.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 import { bearerPolicy, policyDirWith } from '../helpers/policy-dir.js';
 
@@ -19,7 +18,7 @@ interface CountingUpstream {
 async function countingUpstream(t: Test, name: string, delayMs: number): Promise<CountingUpstream> {
   const upstream: CountingUpstream = { url: '', paths: [], maxInFlight: 0 };
   let inFlight = 0;
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  upstream.url = await serveOnLoopback(t, (request, response) => {
     upstream.paths.push(request.url ?? '');
     upstream.maxInFlight = Math.max(upstream.maxInFlight, ++inFlight);
     const timer = setTimeout(() => {
@@ -28,15 +27,6 @@ async function countingUpstream(t: Test, name: string, delayMs: number): Promise
     }, delayMs);
     response.on('close', () => clearTimeout(timer));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  upstream.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return upstream;
 }
 
