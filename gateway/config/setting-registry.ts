@@ -215,7 +215,8 @@ export const SETTINGS = {
     env: 'GATEWAY_UPSTREAM_TIMEOUT_MS',
     kind: integer(100, 600_000),
     default: 10_000,
-    description: 'Longest wait for an upstream answer, for each upstream that sets no timeout_ms of its own; slower is 504 upstream_timeout.',
+    description:
+      'Longest wait for an upstream answer, for each upstream that sets no timeout_ms of its own; slower is 504 upstream_timeout. The HTTP client (undici) checks the wait about every half second, so a timeout under about a second is approximate.',
   }),
   upstreamConnections: setting({
     key: 'upstream_connections',
