@@ -65,7 +65,7 @@ export interface Gateway {
 /**
  * The policy files, refused (at start, or on reload) while a route names an upstream without a URL,
  * whether the settings declare it or not: all of those are listed at once, each with the variable to
- * set. The loader gets no list of upstreams: its own refusal would not name the variable.
+ * set and the files and routes naming it (config/routed-upstreams.ts).
  */
 function loadPolicy(settings: Settings): Policy {
   const policy = loadPolicies(settings.policiesDir);
