@@ -1,14 +1,22 @@
-// The gateway as a real process (gateway/main.ts through tsx, as `npm start` runs it), for tests of
-// what a start does: a refused one run to its exit (runGatewayToExit), or one left running
+// The gateway as a real process, for tests of what a start does: a refused one run to its exit (runGatewayToExit), or one left running
 // (gateway-process.ts). Killed, with whatever it started, if the test process is interrupted, and
 // when a run outlasts its time limit.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { descendantsOf, killOnInterrupt } from './interrupt-cleanup.js';
 import { REPO_ROOT } from './repo-root.js';
 
-/** Generous: tsx compiles the gateway at each start, slowly on a machine busy with the suite. */
+/** Generous: a start from source compiles the gateway through tsx, slowly on a machine busy with the suite. */
 export const GATEWAY_START_LIMIT_MS = 60_000;
+
+/**
+ * What runs: in the compiled suite (`npm test`, .tap/build/) the gateway compiled beside this helper
+ * from the same sources, as `npm start` runs dist/; run from source, gateway/main.ts through tsx.
+ */
+const COMPILED_MAIN = fileURLToPath(new URL('../../gateway/main.js', import.meta.url));
+const MAIN = existsSync(COMPILED_MAIN) ? [COMPILED_MAIN] : ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`];
 
 export interface SpawnedGateway {
   readonly child: ChildProcessByStdio<null, Readable, Readable>;
@@ -25,12 +33,16 @@ export interface SpawnOptions {
   readonly detached?: boolean;
 }
 
-/** Starts gateway/main.ts with PATH, HOME, listeners on 127.0.0.1 and `env` (nothing else of this process's environment). */
+/**
+ * Starts the gateway with PATH, HOME, listeners on 127.0.0.1, a Redis command timeout that survives
+ * the stalls of a machine busy with the suite (production's 250 ms does not), and `env` (nothing else
+ * of this process's environment; `env` may set any of these).
+ */
 export function spawnGateway(env: NodeJS.ProcessEnv, options: SpawnOptions = {}): SpawnedGateway {
   const detached = options.detached ?? false;
-  const child = spawn(process.execPath, ['--import', 'tsx', `${REPO_ROOT}gateway/main.ts`], {
+  const child = spawn(process.execPath, MAIN, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_HOST: '127.0.0.1', GATEWAY_REDIS_COMMAND_TIMEOUT_MS: '2000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached,
   });
