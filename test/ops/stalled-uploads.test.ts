@@ -110,8 +110,10 @@ t.test('hundreds of stalled uploads: memory stays flat, every connection is clos
     `authenticated stalls: 408 within the budget, 503 past it (${JSON.stringify(authenticated)})`,
   );
   t.ok((authenticated[408] ?? 0) <= 8, 'at most budget / body size uploads were held at once');
+  // The timeout, Node's 1 s check interval, and room for 400 connections' writes on a machine busy
+  // with the rest of the suite (a full run measured 8.1 s); never the client's own 15 s limit.
   t.ok(
-    results.every((r) => r.response.closedAfterMs < REQUEST_TIMEOUT_MS + 3000),
+    results.every((r) => r.response.closedAfterMs < REQUEST_TIMEOUT_MS + 7000),
     'every connection was closed by the gateway within the timeout and its check interval',
   );
   t.equal(banking.received.filter((r) => r.method === 'POST').length + publicApi.received.length, 0, 'nothing was forwarded');
