@@ -5,6 +5,6 @@ import type { ClientRecord } from './types.js';
 
 export function rolledClient(client: ClientRecord, secretHash: string, graceSeconds: number, nowMs: number): ClientRecord {
   const { previousSecretHash: _hash, previousSecretExpiresAt: _until, ...rest } = client;
-  if (graceSeconds <= 0) return { ...rest, secretHash };
+  if (graceSeconds <= 0 || client.secretHash === null) return { ...rest, secretHash };
   return { ...rest, secretHash, previousSecretHash: client.secretHash, previousSecretExpiresAt: new Date(nowMs + graceSeconds * 1000).toISOString() };
 }

@@ -5,6 +5,7 @@ import type { ClientRecord, ServiceAccountRecord } from './types.js';
 
 export function frozenClient(client: ClientRecord): ClientRecord {
   Object.freeze(client.scopes);
+  for (const key of Object.freeze(client.jwks)) Object.freeze(Object.freeze(key).jwk);
   return Object.freeze(client);
 }
 

@@ -3,7 +3,7 @@
 // forwarded here, once.
 import type { RateLimitDecision, RateQuota } from './gcra.js';
 import type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
-import type { BearerState, ClientRecord, ClientStore } from './ports/clients.js';
+import type { BearerState, ClientKey, ClientRecord, ClientStore } from './ports/clients.js';
 import type { Page, PageRequest } from './ports/paging.js';
 import type {
   KeyAddOutcome,
@@ -46,8 +46,14 @@ export abstract class PortedStore implements ClientStore, ServiceAccountStore, S
   rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null> {
     return this.ports.clients.rollClientSecret(clientId, secretHash, graceSeconds);
   }
+  updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null> {
+    return this.ports.clients.updateClientKeys(clientId, change);
+  }
   revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     return this.ports.clients.revokeToken(clientId, jti, expiresAtSeconds);
+  }
+  consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean> {
+    return this.ports.clients.consumeClientAssertion(clientId, jti, expiresAtSeconds);
   }
   bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
     return this.ports.clients.bearerState(clientId, jti, kid);

@@ -1,13 +1,17 @@
 // Records as older versions stored them, brought to the current shape: a field added since gets
 // what its absence meant. The Redis layout migration writes each upgraded record back once (layout
-// version 3, redis-record-upgrade.ts) and the embedded store upgrades what it restores from an
+// version 3, again at 4 for the fields added since: redis-record-upgrade.ts) and the embedded store upgrades what it restores from an
 // older snapshot (memory/snapshot-file.ts), so readers need no fallback. Pure; a record already
 // current comes back as the very same object, so its JSON stays byte for byte what it was.
 import type { StoredKey, StoredKeySet, WithdrawnKey } from './signing-key-set-record.js';
 import type { ClientRecord, ServiceAccountKey, ServiceAccountRecord } from './types.js';
 
-/** A client as stored before `resourceServer` existed: absent meant not a resource server. */
-export type StoredClient = Omit<ClientRecord, 'resourceServer'> & { resourceServer?: boolean };
+/**
+ * A client as stored before `resourceServer` (absent: not a resource server) or
+ * `tokenEndpointAuthMethod` and `jwks` existed (absent: a secret client, Basic or form alike, no keys).
+ */
+export type StoredClient = Omit<ClientRecord, 'resourceServer' | 'tokenEndpointAuthMethod' | 'jwks'> &
+  Partial<Pick<ClientRecord, 'resourceServer' | 'tokenEndpointAuthMethod' | 'jwks'>>;
 
 /** The top-level key of a service account, and when it was made: what an absent key list meant. */
 type AccountKeyFields = Pick<ServiceAccountRecord, 'publicKey' | 'publicKeyBytes' | 'fingerprint' | 'createdAt'>;
@@ -42,8 +46,9 @@ export function isCurrentKeySet(value: unknown): value is StoredKeySet {
 }
 
 export function upgradeClient(stored: StoredClient): ClientRecord {
-  if (stored.resourceServer !== undefined) return stored as ClientRecord;
-  return { ...stored, resourceServer: false };
+  const { resourceServer, tokenEndpointAuthMethod, jwks } = stored;
+  if (resourceServer !== undefined && tokenEndpointAuthMethod !== undefined && jwks !== undefined) return stored as ClientRecord;
+  return { ...stored, resourceServer: resourceServer ?? false, tokenEndpointAuthMethod: tokenEndpointAuthMethod ?? 'client_secret_basic', jwks: jwks ?? [] };
 }
 
 export function upgradeServiceAccount<T extends AccountFields>(stored: StoredAccount<T>): T {

@@ -5,6 +5,7 @@
 //
 //   <p>client:{<clientId>}                 client record (JSON)
 //   <p>client:{<clientId>}:revoked:<jti>   revocation mark, expires with the token
+//   <p>client:{<clientId>}:assertion:<h>  a used client assertion (h: SHA-256 of its jti), expires with it
 //   <p>client:{<clientId>}:void            a cancelled create: this client can never be created (index-repair.ts)
 //   <p>sa:{<accessId>}                     service account record (JSON, without usage)
 //   <p>sa:{<accessId>}:used                last use (JSON {at, ip})
@@ -23,7 +24,7 @@
 //   <p>signing-key-retired:<kid>           a retired JWT signing key, expires with its last token
 //   <p>failover-fences                     hash: promoted master's replication id -> when a gateway first
 //                                          met it (failover-fence.ts)
-//   <p>layout:version                      '3' once the store is in this layout with every record in
+//   <p>layout:version                      '4' once the store is in this layout with every record in
 //                                          its current shape (redis-layout-migration.ts)
 export type CredentialKind = 'client' | 'sa';
 
@@ -50,6 +51,11 @@ export class RedisKeys {
 
   revoked(clientId: string, jti: string): string {
     return credentialKey(this.prefix, 'client', clientId, `revoked:${jti}`);
+  }
+
+  /** `jtiHash`: the jti's SHA-256 (base64url), so that the key stays short whatever the jti. */
+  usedAssertion(clientId: string, jtiHash: string): string {
+    return credentialKey(this.prefix, 'client', clientId, `assertion:${jtiHash}`);
   }
 
   account(accessId: string): string {

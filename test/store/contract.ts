@@ -31,6 +31,9 @@ export function clientRecord(overrides: Partial<ClientRecord> = {}): ClientRecor
     secretHash: 'a'.repeat(64),
     createdAt: '2026-01-01T00:00:00.000Z',
     resourceServer: false,
+    // Last: where the upgrade of an older record adds them, so that both write the same JSON.
+    tokenEndpointAuthMethod: 'client_secret_basic',
+    jwks: [],
     ...overrides,
   };
 }
@@ -170,7 +173,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
       'every roll succeeds',
     );
     const final = (await store.getClient(client.clientId))!;
-    t.ok(hashes.includes(final.secretHash));
+    t.ok(hashes.includes(final.secretHash!));
     // Each roll's previous hash is the hash current when it applied: the rolls form one chain from the original hash.
     const previousOf = new Map(results.map((r) => [r!.secretHash, r!.previousSecretHash]));
     const chain = [final.secretHash];
@@ -503,6 +506,47 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'used');
     await time.pass(2100);
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
+  });
+
+  t.test('consumeClientAssertion: a jti is single use per client, until after its exp', async (t) => {
+    const store = await factory(t);
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    const [a, b] = [randomUUID(), randomUUID()];
+    t.equal(await store.consumeClientAssertion(a, 'jti-1', exp), true, 'fresh');
+    t.equal(await store.consumeClientAssertion(a, 'jti-1', exp), false, 'a replay');
+    t.equal(await store.consumeClientAssertion(b, 'jti-1', exp), true, "another client's jti is its own");
+    t.equal(await store.consumeClientAssertion(a, 'jti-2', exp), true);
+    const long = 'j'.repeat(256);
+    t.equal(await store.consumeClientAssertion(a, long, exp), true);
+    t.equal(await store.consumeClientAssertion(a, long, exp), false);
+    await time.pass(1100);
+    t.equal(await store.consumeClientAssertion(a, 'jti-1', exp), false, 'still used before exp');
+  });
+
+  t.test('consumeClientAssertion: concurrent uses of one jti, exactly one is fresh', async (t) => {
+    const store = await factory(t);
+    const clientId = randomUUID();
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeClientAssertion(clientId, 'same', exp)));
+    t.equal(results.filter(Boolean).length, 1);
+  });
+
+  t.test('updateClientKeys: the keys change, nothing else; a refused change leaves the record; unknown client: null', async (t) => {
+    const store = await factory(t);
+    const key = (kid: string) => ({ kid, jwk: { kty: 'OKP', crv: 'Ed25519', x: kid, kid }, addedAt: '2026-01-01T00:00:00.000Z' });
+    const client = clientRecord({ tokenEndpointAuthMethod: 'private_key_jwt', secretHash: null, jwks: [key('one')] });
+    await store.createClient(client);
+    const updated = await store.updateClientKeys(client.clientId, (current) => [...current.jwks, key('two')]);
+    t.same(updated, { ...client, jwks: [key('one'), key('two')] });
+    t.same(await store.getClient(client.clientId), updated);
+    await t.rejects(
+      store.updateClientKeys(client.clientId, () => {
+        throw new Error('refused');
+      }),
+      { message: 'refused' },
+    );
+    t.same(await store.getClient(client.clientId), updated, 'unchanged by a refused change');
+    t.equal(await store.updateClientKeys(randomUUID(), () => []), null);
   });
 
   t.test('recordServiceAccountUse: last use shown; deleted or unknown accounts are skipped', async (t) => {

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import type { StoredAccount, StoredClient, StoredKeySetForm } from '../../gateway/store/record-upgrades.js';
 import type { RetiredKey, StoredKey, StoredKeySet, WithdrawnKey } from '../../gateway/store/signing-key-set-record.js';
-import type { ClientRecord, ServiceAccountKey, ServiceAccountRecord } from '../../gateway/store/types.js';
+import type { ClientKey, ClientRecord, ServiceAccountKey, ServiceAccountRecord } from '../../gateway/store/types.js';
 
 /** JSON.parse makes objects with the usual prototype: so do these, so that they compare equal. */
 const PLAIN = { noNullPrototype: true } as const;
@@ -12,6 +12,30 @@ const PLAIN = { noNullPrototype: true } as const;
 const instant = fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2040-01-01T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
 const text = fc.string({ maxLength: 12 });
 const base64url = fc.base64String({ minLength: 4, maxLength: 44 }).map((s) => s.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
+
+const clientKeys: fc.Arbitrary<ClientKey> = fc
+  .record({ kid: fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), x: base64url, addedAt: instant }, PLAIN)
+  .map(({ kid, x, addedAt }) => ({ kid, jwk: { crv: 'Ed25519', kty: 'OKP', x, kid }, addedAt }));
+
+/** A secret client (either method, no keys) or a private_key_jwt client (keys, no secret). */
+const authentication = fc.oneof(
+  fc.record(
+    {
+      secretHash: fc.stringMatching(/^[0-9a-f]{64}$/),
+      tokenEndpointAuthMethod: fc.constantFrom('client_secret_basic' as const, 'client_secret_post' as const),
+      jwks: fc.constant<ClientKey[]>([]),
+    },
+    PLAIN,
+  ),
+  fc.record(
+    {
+      secretHash: fc.constant(null),
+      tokenEndpointAuthMethod: fc.constant('private_key_jwt' as const),
+      jwks: fc.array(clientKeys, { minLength: 1, maxLength: 2 }),
+    },
+    PLAIN,
+  ),
+);
 
 export const clientRecords: fc.Arbitrary<ClientRecord> = fc
   .tuple(
@@ -21,20 +45,29 @@ export const clientRecords: fc.Arbitrary<ClientRecord> = fc
         name: text,
         scopes: fc.array(text, { maxLength: 3 }),
         accountId: fc.option(text, { nil: null }),
-        secretHash: fc.stringMatching(/^[0-9a-f]{64}$/),
         createdAt: instant,
         resourceServer: fc.boolean(),
       },
       PLAIN,
     ),
+    authentication,
     fc.option(fc.record({ previousSecretHash: fc.stringMatching(/^[0-9a-f]{64}$/), previousSecretExpiresAt: instant }, PLAIN), { nil: undefined }),
   )
-  .map(([client, previous]) => ({ ...client, ...previous }));
+  .map(([client, auth, previous]) => ({ ...client, ...auth, ...(auth.secretHash === null ? {} : previous) }));
 
 /** A client as stored before `resourceServer` existed, from a current one. */
 export function withoutResourceServer(client: ClientRecord): StoredClient {
   const { resourceServer: _r, ...stored } = client;
   return stored;
+}
+
+/**
+ * A client as stored before `tokenEndpointAuthMethod` and `jwks` existed (every client had a
+ * secret then), from a current secret client; with or without `resourceServer`.
+ */
+export function withoutAuthMethod(client: ClientRecord, keepResourceServer: boolean): StoredClient {
+  const { tokenEndpointAuthMethod: _m, jwks: _k, ...stored } = client;
+  return keepResourceServer ? stored : withoutResourceServer(stored as ClientRecord);
 }
 
 const accountKeys: fc.Arbitrary<ServiceAccountKey> = fc.record(

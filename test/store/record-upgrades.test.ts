@@ -20,6 +20,7 @@ import {
   olderAccount,
   olderKeySets,
   serviceAccountRecords,
+  withoutAuthMethod,
   withoutResourceServer,
 } from './record-arbitraries.js';
 import { clientRecord, serviceAccountRecord } from './contract.js';
@@ -72,6 +73,29 @@ t.test('a record in an older shape reads as the older readers read it, and is cu
         upgradedJson('client', JSON.stringify({ ...rest, resourceServer })) === null
       );
     }),
+    200,
+  );
+  holds(
+    t,
+    // Every client stored before the method existed had a secret, sent by Basic or in the form alike.
+    fc.property(
+      clientRecords.filter((client) => client.tokenEndpointAuthMethod !== 'private_key_jwt'),
+      fc.boolean(),
+      (client, keepResourceServer) => {
+        const older = withoutAuthMethod(client, keepResourceServer);
+        const upgraded = JSON.parse(upgradedJson('client', JSON.stringify(older))!) as ClientRecord;
+        const { tokenEndpointAuthMethod, jwks, resourceServer, ...rest } = upgraded;
+        const { resourceServer: _r, ...olderRest } = older;
+        return (
+          tokenEndpointAuthMethod === 'client_secret_basic' &&
+          isDeepStrictEqual(jwks, []) &&
+          resourceServer === mayIntrospectAsBefore(older) &&
+          isDeepStrictEqual(rest, olderRest) &&
+          isDeepStrictEqual(upgradeClient(older), upgraded) &&
+          upgradedJson('client', JSON.stringify(upgraded)) === null
+        );
+      },
+    ),
     200,
   );
   holds(
@@ -136,6 +160,12 @@ t.test('examples: each field an older version left out', async (t) => {
   const olderClient = withoutResourceServer(client);
   t.same(upgradeClient(olderClient), { ...olderClient, resourceServer: false }, 'a client stored before resourceServer is no resource server');
   t.equal(upgradeClient(client), client);
+  const { tokenEndpointAuthMethod: _m, jwks: _j, ...beforeKeys } = client;
+  t.same(
+    upgradeClient(beforeKeys),
+    { ...beforeKeys, tokenEndpointAuthMethod: 'client_secret_basic', jwks: [] },
+    'a client stored before tokenEndpointAuthMethod and jwks is a secret client without keys',
+  );
 
   const account = serviceAccountRecord({ createdAt: '2025-05-05T05:05:05.000Z' });
   const { expiresAt: _e, publicKeys: _k, ...olderAccountRecord } = account;

@@ -3,8 +3,9 @@
 // can come in between.
 import { rolledClient } from '../client-secret-roll.js';
 import { frozenClient } from '../frozen-records.js';
+import { NonceSet } from '../nonce-set.js';
 import { pageOf } from '../page-cursor.js';
-import type { BearerState, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientKey, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
 import type { MemoryContext } from './context.js';
 import { idsAfter } from './paging.js';
 import type { Snapshot } from './snapshot-file.js';
@@ -16,7 +17,12 @@ export class MemoryClientStore implements ClientStore {
   /** Retired JWT signing key kid -> until when its tokens fail (epoch seconds). */
   private readonly retiredSigningKeys = new Map<string, number>();
 
-  constructor(private readonly context: MemoryContext) {}
+  /** Used client assertion jtis, per client, until their exp (not durable, as used nonces are not). */
+  private readonly usedAssertions: NonceSet;
+
+  constructor(private readonly context: MemoryContext) {
+    this.usedAssertions = new NonceSet(context.now);
+  }
 
   restore(snapshot: Snapshot): void {
     for (const [id, c] of Object.entries(snapshot.clients ?? {})) this.clients.set(id, frozenClient(c));
@@ -37,6 +43,7 @@ export class MemoryClientStore implements ClientStore {
     const nowSeconds = this.context.now() / 1000;
     for (const [jti, exp] of this.revoked) if (exp < nowSeconds) this.revoked.delete(jti);
     for (const [kid, until] of this.retiredSigningKeys) if (until <= nowSeconds) this.retiredSigningKeys.delete(kid);
+    this.usedAssertions.sweep();
   }
 
   async createClient(client: ClientRecord): Promise<boolean> {
@@ -75,9 +82,24 @@ export class MemoryClientStore implements ClientStore {
     return structuredClone(rolled);
   }
 
+  async updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null> {
+    const client = this.clients.get(clientId);
+    if (!client) return null;
+    const updated = frozenClient(structuredClone({ ...client, jwks: change(structuredClone(client)) }));
+    this.clients.set(clientId, updated);
+    this.context.persist();
+    return structuredClone(updated);
+  }
+
   async revokeToken(_clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     this.revoked.set(jti, expiresAtSeconds + 60);
     this.context.persist();
+  }
+
+  async consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean> {
+    // Kept past exp for clock skew, as the Redis store keeps it.
+    const ttlMs = Math.max(expiresAtSeconds + 60 - this.context.now() / 1000, 60) * 1000;
+    return this.usedAssertions.addIfAbsent(clientId, jti, ttlMs);
   }
 
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {

@@ -2,13 +2,32 @@
 // requests read all three in one round trip (bearerState).
 import type { Page, PageRequest } from './paging.js';
 
+/** How a client authenticates at the token endpoint (RFC 7591 token_endpoint_auth_method). */
+export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
+
+/** A public key a private_key_jwt client signs its assertions with: only public members are stored. */
+export interface ClientKey {
+  kid: string;
+  /** The public JWK (kty and its public members, and kid), as the admin API shows it. */
+  jwk: Record<string, string>;
+  addedAt: string;
+}
+
 export interface ClientRecord {
   clientId: string;
   name: string;
   scopes: string[];
   accountId: string | null;
-  /** Hex HMAC-SHA-256 of the client secret under the store's secret-hash key. */
-  secretHash: string;
+  /** Hex HMAC-SHA-256 of the client secret under the store's secret-hash key; null for a private_key_jwt client, which has none. */
+  secretHash: string | null;
+  /**
+   * The method registered at creation. A secret client (either client_secret_ method) may use
+   * Basic or the form, as before the method was recorded; private_key_jwt only an assertion.
+   */
+  tokenEndpointAuthMethod: ClientAuthMethod;
+  /** The private_key_jwt client's public keys (at most two: rotation); empty for a secret client. */
+  jwks: ClientKey[];
   createdAt: string;
   /** May introspect tokens (RFC 7662 2.1). */
   resourceServer: boolean;
@@ -48,12 +67,23 @@ export interface ClientStore {
    */
   rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null>;
   /**
+   * One atomic step: the client's keys become change(its keys); every other field is unchanged. A
+   * throw from change (the change is refused) leaves the record as it was and is passed on. The
+   * updated record, or null when the client does not exist.
+   */
+  updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null>;
+  /**
    * Marks a token of this client revoked until expiresAtSeconds (epoch), after which the token is
    * dead anyway. The client id keeps the mark beside the client's record (one Cluster slot).
    */
   revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void>;
   /** One round trip: does the client still exist, is this token revoked, and was the key that signed it (kid) retired. */
   bearerState(clientId: string, jti: string, kid: string): Promise<BearerState>;
+  /**
+   * Records a client assertion's jti as used until expiresAtSeconds (epoch), on every instance: true
+   * when it was fresh (now used), false when it was used already (a replay).
+   */
+  consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean>;
   /**
    * Marks a JWT signing key retired until untilSeconds (epoch), by when every token it signed has
    * expired anyway: from the moment it is stored, bearerState reports its tokens on every instance,

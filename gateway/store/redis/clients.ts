@@ -1,12 +1,13 @@
 // OAuth clients on Redis: the record, the token revocation marks beside it (one Cluster slot), and
 // retired signing keys. The client index is written before the record on create (listed-create.ts)
 // and after it is gone on delete; readers skip an index entry whose record is gone.
+import { createHash } from 'node:crypto';
 import { rolledClient } from '../client-secret-roll.js';
 import { createListed } from '../listed-create.js';
 import { pageOf } from '../page-cursor.js';
 import { MAX_REPLACE_ATTEMPTS, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
-import type { BearerState, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientKey, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
 import type { RedisStoreConnection } from './connection.js';
 import { idsAfter, mgetGroups } from './reads.js';
 
@@ -69,11 +70,34 @@ export class RedisClientStore implements ClientStore {
     throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a secret roll`));
   }
 
+  async updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null> {
+    // As rollClientSecret: written back only if the record is still what was read.
+    const key = this.connection.keys.client(clientId);
+    for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
+      const raw = await this.connection.guard(() => this.connection.redis.get(key));
+      if (raw === null) return null;
+      const client = JSON.parse(raw) as ClientRecord;
+      const updated = { ...client, jwks: change(client) };
+      const replaced = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(updated)));
+      if (replaced === 1) return updated;
+      if (replaced === -1) return null;
+    }
+    throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a key change`));
+  }
+
   async revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     // A token past its exp fails verification anyway; keep the mark a little longer for clock skew.
     const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
     const key = this.connection.keys.revoked(clientId, jti);
     await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until));
+  }
+
+  async consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean> {
+    // SET NX: exactly one instance finds it fresh. Kept past exp for clock skew, as revocation marks are.
+    const key = this.connection.keys.usedAssertion(clientId, createHash('sha256').update(jti).digest('base64url'));
+    const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
+    const set = await this.connection.confirmed<string | null>(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until, 'NX'));
+    return set === 'OK';
   }
 
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
