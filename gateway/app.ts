@@ -100,6 +100,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       hasher,
       new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'),
       settings.oauthErrorStyle,
+      { algorithms: settings.clientAssertionAlgorithms, issuer: settings.issuer },
     ),
     tokens,
     metrics,

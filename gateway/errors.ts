@@ -231,6 +231,26 @@ export const ERRORS = {
     message: "This is the service account's only public key; it cannot be removed.",
     action: 'Add the new key first, then remove the old one; or delete the service account.',
   },
+  client_method_mismatch: {
+    status: 409,
+    message: "This does not fit the client's token_endpoint_auth_method.",
+    action: 'Secrets are rolled only for client_secret_ clients, keys changed only for private_key_jwt clients; create a new client to change the method.',
+  },
+  client_key_limit: {
+    status: 409,
+    message: 'The client already holds two public keys, the most it may hold.',
+    action: 'Remove the key being rotated out (DELETE .../keys/{kid}) before adding another.',
+  },
+  client_key_exists: {
+    status: 409,
+    message: 'The client already holds this public key, or a key with this kid.',
+    action: 'Nothing to do if it is the same key; otherwise give the new key another kid.',
+  },
+  client_last_key: {
+    status: 409,
+    message: "This is the client's only public key; it cannot be removed.",
+    action: 'Add the new key first, then remove the old one; or delete the client.',
+  },
   signing_key_active: {
     status: 409,
     message: 'This is the active JWT signing key; it cannot be retired.',

@@ -10,6 +10,9 @@ import { choice, existingFile, flag, integer, list, path, refuse, text, url } fr
 
 export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+/** What a private_key_jwt client may sign its assertion with (RFC 7523); never none nor HMAC. */
+export const CLIENT_ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'PS256'] as const;
+export type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 /** gateway: failed client authentication is auth_error, the gateway's own code since its first API; rfc6749: invalid_client. */
 export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
 export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
@@ -261,6 +264,20 @@ export const SETTINGS = {
     ),
     default: ['EdDSA'],
     description: 'Algorithms a Bearer token may be signed with (never taken from the token).',
+  }),
+  clientAssertionAlgorithms: setting({
+    key: 'client_assertion_algorithms',
+    env: 'GATEWAY_CLIENT_ASSERTION_ALGORITHMS',
+    kind: list(
+      (alg) =>
+        (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)
+          ? (alg as ClientAssertionAlgorithm)
+          : refuse(`${JSON.stringify(alg)} is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`),
+      `a list of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+      { empty: 'must name at least one algorithm' },
+    ),
+    default: ['EdDSA', 'ES256', 'PS256'],
+    description: 'Algorithms a private_key_jwt client assertion may be signed with (EdDSA also allows its label Ed25519); the key registered decides which one fits.',
   }),
   oauthErrorStyle: setting({
     key: 'oauth_error_style',

@@ -16,7 +16,16 @@ export { redactUrl } from './setting-kinds.js';
 export { SettingsError, type SettingProblem } from './settings-error.js';
 export type { DashboardUser } from './composite-kinds.js';
 export type { UpstreamSettings, Upstreams } from './upstream-settings.js';
-export { JWT_ALGORITHMS, NONCE_FAILOVER_GUARDS, OAUTH_ERROR_STYLES, type JwtAlgorithm, type NonceFailoverGuard, type OAuthErrorStyle } from './setting-registry.js';
+export {
+  CLIENT_ASSERTION_ALGORITHMS,
+  JWT_ALGORITHMS,
+  NONCE_FAILOVER_GUARDS,
+  OAUTH_ERROR_STYLES,
+  type ClientAssertionAlgorithm,
+  type JwtAlgorithm,
+  type NonceFailoverGuard,
+  type OAuthErrorStyle,
+} from './setting-registry.js';
 
 /** The older settings of two upstreams' URLs: read into `upstreams`, not fields of their own. */
 type UpstreamUrlSettings = 'publicUpstream' | 'bankingUpstream';

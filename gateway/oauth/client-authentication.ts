@@ -1,23 +1,35 @@
 // Client authentication for the token, revocation and introspection endpoints: client_secret_post
-// (form fields) or client_secret_basic (RFC 6749 2.3.1), never both; throttled on failure.
+// (form fields), client_secret_basic (RFC 6749 2.3.1) or private_key_jwt (RFC 7523 2.2), exactly
+// one of them; throttled on failure.
 import type { FastifyRequest } from 'fastify';
-import type { OAuthErrorStyle } from '../config/settings.js';
+import type { ClientAssertionAlgorithm, OAuthErrorStyle } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { Address } from '../net/cidr.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
 import type { ClientSecretHasher } from './client-secrets.js';
 import type { FailureThrottle } from '../http/failure-throttle.js';
 import { isUuid } from '../uuid.js';
+import { assertionSignedByClient } from './assertion-signature.js';
+import { AssertionRefused, CLIENT_ASSERTION_TYPE, claimedClientId, headerAlgorithms, parseClientAssertion, type ParsedAssertion } from './client-assertion.js';
 
 const MAX_CLIENT_ID_LENGTH = 128;
 
 export type FormFields = Record<string, string>;
 
-export interface ClientCredentials {
+export interface SecretCredentials {
   clientId: string;
   clientSecret: string;
   method: 'client_secret_basic' | 'client_secret_post';
 }
+
+export interface AssertionCredentials {
+  /** The form's client_id, optional with an assertion (its iss names the client). */
+  clientId: string | undefined;
+  assertion: string;
+  method: 'private_key_jwt';
+}
+
+export type ClientCredentials = SecretCredentials | AssertionCredentials;
 
 /** The form body as single-valued fields; a repeated parameter is invalid (RFC 6749 3.2). */
 export function formFields(request: FastifyRequest): FormFields {
@@ -45,11 +57,22 @@ function decodeBasicPart(part: string): string {
 
 export function clientCredentialsOf(request: FastifyRequest, fields: FormFields): ClientCredentials {
   const credentials = readClientCredentials(request, fields);
-  if (credentials.clientId.length > MAX_CLIENT_ID_LENGTH) throw new GatewayError('invalid_request', 'client_id is too long.');
+  if (credentials.clientId !== undefined && credentials.clientId.length > MAX_CLIENT_ID_LENGTH)
+    throw new GatewayError('invalid_request', 'client_id is too long.');
   return credentials;
 }
 
+function readAssertionCredentials(request: FastifyRequest, fields: FormFields): AssertionCredentials {
+  if (request.headers.authorization !== undefined || fields.client_secret !== undefined)
+    throw new GatewayError('invalid_request', 'Use one client authentication method: a client assertion, Basic or a client_secret, not two.');
+  if (fields.client_assertion_type !== CLIENT_ASSERTION_TYPE)
+    throw new GatewayError('invalid_request', `client_assertion_type must be ${CLIENT_ASSERTION_TYPE}.`);
+  if (!fields.client_assertion) throw new GatewayError('invalid_request', 'client_assertion is required.');
+  return { clientId: fields.client_id, assertion: fields.client_assertion, method: 'private_key_jwt' };
+}
+
 function readClientCredentials(request: FastifyRequest, fields: FormFields): ClientCredentials {
+  if (fields.client_assertion !== undefined || fields.client_assertion_type !== undefined) return readAssertionCredentials(request, fields);
   const header = request.headers.authorization;
   const inForm = fields.client_id !== undefined || fields.client_secret !== undefined;
   if (header !== undefined) {
@@ -80,25 +103,73 @@ export function clientAuthenticationFailed(style: OAuthErrorStyle, method: Clien
   });
 }
 
+/** What a client assertion is checked against: the accepted algorithms and audiences. */
+export interface AssertionSettings {
+  algorithms: readonly ClientAssertionAlgorithm[];
+  /** The issuer identifier; the token endpoint URL is derived from it. */
+  issuer: string;
+}
+
 export class ClientAuthenticator {
+  private readonly assertionAlgorithms: readonly string[];
+  private readonly audiences: readonly string[];
+
   constructor(
     private readonly store: CredentialStore,
     private readonly hasher: ClientSecretHasher,
     private readonly throttle: FailureThrottle,
     private readonly errorStyle: OAuthErrorStyle,
-  ) {}
+    assertions: AssertionSettings,
+    private readonly nowMs: () => number = Date.now,
+  ) {
+    this.assertionAlgorithms = headerAlgorithms(assertions.algorithms);
+    this.audiences = [assertions.issuer, `${assertions.issuer}/v1/oauth/token`];
+  }
 
   /** The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a failure. */
   async authenticate(credentials: ClientCredentials, address: Address | undefined): Promise<ClientRecord> {
-    const client = await this.throttle.attempt({ address, credential: credentials.clientId }, async () => {
+    const client = credentials.method === 'private_key_jwt' ? await this.byAssertion(credentials, address) : await this.bySecret(credentials, address);
+    if (client) return client;
+    throw clientAuthenticationFailed(this.errorStyle, credentials.method);
+  }
+
+  private bySecret(credentials: SecretCredentials, address: Address | undefined): Promise<ClientRecord | null> {
+    return this.throttle.attempt({ address, credential: credentials.clientId }, async () => {
       // Client ids are UUIDs; anything else cannot exist, but still costs the same hash work below.
       const found = isUuid(credentials.clientId) ? await this.store.getClient(credentials.clientId) : null;
       // After a secret roll the replaced secret is accepted too, until its grace period ends.
       const previous =
-        found?.previousSecretHash !== undefined && Date.parse(found.previousSecretExpiresAt ?? '') > Date.now() ? found.previousSecretHash : undefined;
-      return this.hasher.matchesEither(credentials.clientSecret, found?.secretHash, previous) ? found : null;
+        found?.previousSecretHash !== undefined && Date.parse(found.previousSecretExpiresAt ?? '') > this.nowMs() ? found.previousSecretHash : undefined;
+      // A private_key_jwt client has no secret: none matches, and its method is checked besides.
+      const matches = this.hasher.matchesEither(credentials.clientSecret, found?.secretHash ?? undefined, previous);
+      return matches && found?.tokenEndpointAuthMethod !== 'private_key_jwt' ? found : null;
     });
-    if (client) return client;
-    throw clientAuthenticationFailed(this.errorStyle, credentials.method);
+  }
+
+  /**
+   * Parsed and checked without the store first (a refusal there is still a counted failure); then
+   * the client read, the signature verified with its keys, and only then the jti consumed, the one
+   * write, so that no assertion failing a check ever marks a jti used.
+   */
+  private byAssertion(credentials: AssertionCredentials, address: Address | undefined): Promise<ClientRecord | null> {
+    let parsed: ParsedAssertion | undefined;
+    try {
+      parsed = parseClientAssertion(credentials.assertion, {
+        algorithms: this.assertionAlgorithms,
+        audiences: this.audiences,
+        nowSeconds: this.nowMs() / 1000,
+      });
+    } catch (error) {
+      if (!(error instanceof AssertionRefused)) throw error;
+    }
+    const claimed = parsed?.claims.clientId ?? credentials.clientId ?? claimedClientId(credentials.assertion);
+    return this.throttle.attempt({ address, credential: claimed }, async () => {
+      if (parsed === undefined) return null;
+      const { clientId, jti, exp } = parsed.claims;
+      if (credentials.clientId !== undefined && credentials.clientId !== clientId) return null;
+      const found = await this.store.getClient(clientId);
+      if (found?.tokenEndpointAuthMethod !== 'private_key_jwt' || !assertionSignedByClient(parsed, found.jwks)) return null;
+      return (await this.store.consumeClientAssertion(clientId, jti, exp)) ? found : null;
+    });
   }
 }

@@ -3,13 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { DOCUMENTATION_ONLY } from '../http/documentation-only.js';
 import type { Vocabulary } from '../policy/vocabulary.js';
+import { headerAlgorithms } from './client-assertion.js';
 import { JWKS_RESPONSES, METADATA_RESPONSES } from './endpoint-schemas.js';
 import type { SigningKeys } from './signing-keys.js';
+
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 
 /** `vocabulary`: the policy's, in force now; scopes_supported lists its scopes. */
 export function registerDiscovery(
   app: FastifyInstance,
-  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms'>,
+  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms' | 'clientAssertionAlgorithms'>,
   keys: SigningKeys,
   vocabulary: () => Vocabulary,
 ): void {
@@ -27,9 +30,11 @@ export function registerDiscovery(
     introspection_endpoint: `${settings.issuer}/v1/oauth/introspect`,
     grant_types_supported: ['client_credentials'],
     response_types_supported: [],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    // The three endpoints authenticate clients alike (client-authentication.ts).
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: headerAlgorithms(settings.clientAssertionAlgorithms),
+    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: AUTH_METHODS,
     access_token_signing_alg_values_supported: [...settings.jwtAllowedAlgorithms],
   };
   const metadataSchema = { summary: 'RFC 8414 authorization server metadata.', tags: ['OAuth'], response: METADATA_RESPONSES };

@@ -30,15 +30,25 @@ export const OAuthErrorSchema = Type.Object(
 const oauthError = (description: string) => Type.Unsafe({ $ref: `${OAUTH_ERROR_ID}#`, description });
 
 const CLIENT_AUTH_401 =
-  'auth_error: the client is invalid; invalid_client instead with GATEWAY_OAUTH_ERROR_STYLE=rfc6749. WWW-Authenticate: Basic when the client used Basic.';
+  'auth_error: the client is invalid (a wrong secret, or a client assertion that does not verify or was used before); invalid_client instead with GATEWAY_OAUTH_ERROR_STYLE=rfc6749. WWW-Authenticate: Basic when the client used Basic.';
 
-/** Client authentication: in the form (client_id, client_secret), or HTTP Basic (RFC 6749 2.3.1). */
+/** Client authentication: in the form (client_id, client_secret, or a client assertion), or HTTP Basic (RFC 6749 2.3.1). */
 export const CLIENT_SECURITY: ReadonlyArray<Record<string, readonly string[]>> = [{}, { clientBasic: [] }];
 export const FORM = ['application/x-www-form-urlencoded'];
 
 const clientCredentials = {
-  client_id: Type.Optional(Type.String({ format: 'uuid', description: 'Omit when using HTTP Basic.' })),
-  client_secret: Type.Optional(Type.String({ description: 'Omit when using HTTP Basic.' })),
+  client_id: Type.Optional(Type.String({ format: 'uuid', description: 'Omit when using HTTP Basic; optional with a client assertion.' })),
+  client_secret: Type.Optional(Type.String({ description: 'Omit when using HTTP Basic or a client assertion.' })),
+  client_assertion_type: Type.Optional(
+    Type.Literal('urn:ietf:params:oauth:client-assertion-type:jwt-bearer', { description: 'private_key_jwt clients (RFC 7523 2.2).' }),
+  ),
+  client_assertion: Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description:
+        'private_key_jwt: a JWT signed with a key of the client (iss = sub = client_id, aud the issuer or this endpoint, exp at most 5 minutes ahead, a single-use jti).',
+    }),
+  ),
 };
 
 export const TokenFormSchema = Type.Object({
@@ -122,6 +132,9 @@ export const METADATA_RESPONSES = {
       grant_types_supported: Type.Array(Type.Literal('client_credentials')),
       response_types_supported: Type.Array(Type.String()),
       token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+      token_endpoint_auth_signing_alg_values_supported: Type.Array(Type.String(), {
+        description: 'What a private_key_jwt client assertion may be signed with (client_assertion_algorithms).',
+      }),
       revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
       introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
       scopes_supported: Type.Array(Type.String(), { description: 'The scopes the policy declares.' }),

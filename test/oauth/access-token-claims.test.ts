@@ -56,7 +56,8 @@ t.test('discovery documents', async (t) => {
     revocation_endpoint: 'http://gateway.test/v1/oauth/revoke',
     introspection_endpoint: 'http://gateway.test/v1/oauth/introspect',
     grant_types_supported: ['client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    token_endpoint_auth_signing_alg_values_supported: ['EdDSA', 'Ed25519', 'ES256', 'PS256'],
   });
   const jwks = await tg.gateway.publicApp.inject({ method: 'GET', url: '/.well-known/jwks.json' });
   const keys = jwks.json<{ keys: Array<Record<string, unknown>> }>().keys;

@@ -99,8 +99,8 @@ t.test('encoded id and secret read back unchanged', async (t) => {
       (id, secret, scheme, trailing) => {
         const request = { headers: { authorization: `${scheme}${basic(id, secret)}${trailing}` } } as unknown as FastifyRequest;
         const read = clientCredentialsOf(request, {});
-        if (read.clientId !== id || read.clientSecret !== secret || read.method !== 'client_secret_basic') {
-          throw new Error(`${JSON.stringify([id, secret])} read back as ${JSON.stringify([read.clientId, read.clientSecret])}`);
+        if (read.method !== 'client_secret_basic' || read.clientId !== id || read.clientSecret !== secret) {
+          throw new Error(`${JSON.stringify([id, secret])} read back as ${JSON.stringify(read)}`);
         }
       },
     ),
