@@ -1,5 +1,6 @@
 // Admin API for OAuth clients. The secret is returned once, at creation (and once
-// more for each roll of the secret). Bodies and queries are checked by the route schemas.
+// more for each roll of the secret); a private_key_jwt client has none, but public keys, rotated
+// as a service account's are. Bodies and queries are checked by the route schemas.
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
@@ -7,13 +8,17 @@ import { Type } from 'typebox';
 import { GatewayError } from '../errors.js';
 import { actorOf, audit } from '../http/audit.js';
 import { generateClientSecret, type ClientSecretHasher } from '../oauth/client-secrets.js';
-import type { ClientRecord, CredentialStore } from '../store/types.js';
+import { MAX_CLIENT_KEYS } from '../oauth/client-jwks.js';
+import type { ClientKey, ClientRecord, CredentialStore } from '../store/types.js';
+import { clientKeyFromInput, clientKeysFromInput, holdsKey } from './client-keys-input.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { pageRequest } from './paging.js';
 import type { Vocabulary } from '../policy/vocabulary.js';
 import {
   clientInputSchema,
   ClientInputSchema,
+  ClientKeyInputSchema,
+  ClientKeyParamsSchema,
   ClientListSchema,
   ClientParamsSchema,
   ClientSchema,
@@ -39,8 +44,17 @@ export function publicClient(client: ClientRecord): ClientView {
     account_id: client.accountId,
     // Records stored before the attribute existed have none: they are not resource servers.
     resource_server: client.resourceServer === true,
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    jwks: client.tokenEndpointAuthMethod === 'private_key_jwt' ? { keys: client.jwks.map((key) => ({ ...key.jwk })) } : null,
     created_at: client.createdAt,
   };
+}
+
+/** A key change refused inside the store's atomic step: the record is left as it was. */
+function keysOfKeyClient(client: ClientRecord): ClientKey[] {
+  if (client.tokenEndpointAuthMethod !== 'private_key_jwt')
+    throw new GatewayError('client_method_mismatch', `This client authenticates with ${client.tokenEndpointAuthMethod}: it has a secret, not keys.`);
+  return client.jwks;
 }
 
 const NOT_FOUND = 'No client with that client_id.';
@@ -54,7 +68,7 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
     '/admin/v1/clients',
     {
       schema: {
-        summary: 'Create an OAuth client. The client_secret is in this answer only.',
+        summary: 'Create an OAuth client. The client_secret is in this answer only; a private_key_jwt client gets none.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         body: ClientInputSchema,
@@ -64,7 +78,10 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
     },
     async (request, reply) => {
       const body = request.body;
-      const secret = generateClientSecret();
+      const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
+      const createdAt = new Date().toISOString();
+      const jwks = clientKeysFromInput(method, body.jwks, createdAt);
+      const secret = method === 'private_key_jwt' ? undefined : generateClientSecret();
       const client: ClientRecord = {
         clientId: randomUUID(),
         name: body.name.trim(),
@@ -72,8 +89,10 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         accountId: body.account_id ?? null,
         resourceServer: body.resource_server ?? false,
         // Re-reads the shared key first: a client is never stored under a key the store lost.
-        secretHash: await hasher.hashForStorage(secret),
-        createdAt: new Date().toISOString(),
+        secretHash: secret === undefined ? null : await hasher.hashForStorage(secret),
+        tokenEndpointAuthMethod: method,
+        jwks,
+        createdAt,
       };
       if (!(await store.createClient(client))) throw new GatewayError('internal_error', 'client id collision; try again');
       reply.header('cache-control', 'no-store');
@@ -82,9 +101,11 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         client_id: client.clientId,
         scopes: client.scopes,
         resource_server: client.resourceServer ?? false,
+        token_endpoint_auth_method: method,
+        kids: jwks.map((key) => key.kid),
         by: actorOf(request),
       });
-      return reply.code(201).send({ ...publicClient(client), client_secret: secret });
+      return reply.code(201).send({ ...publicClient(client), ...(secret === undefined ? {} : { client_secret: secret }) });
     },
   );
 
@@ -134,11 +155,19 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         security: ADMIN_SECURITY,
         params: ClientParamsSchema,
         body: SecretRollInputSchema,
-        response: { 200: described(RolledSecretSchema, 'Rolled. Cache-Control: no-store.'), ...adminErrors({ 400: usual(400), 404: usual(404) }) },
+        response: {
+          200: described(RolledSecretSchema, 'Rolled. Cache-Control: no-store.'),
+          ...adminErrors({ 400: usual(400), 404: usual(404), 409: 'client_method_mismatch: a private_key_jwt client has no secret.' }),
+        },
       },
     },
     async (request, reply) => {
       const grace = request.body?.grace_seconds ?? 0;
+      const current = await store.getClient(request.params.client_id);
+      if (!current) throw new GatewayError('not_found', NOT_FOUND);
+      // The method never changes, so this read cannot be outdated by the roll below.
+      if (current.tokenEndpointAuthMethod === 'private_key_jwt')
+        throw new GatewayError('client_method_mismatch', 'This client authenticates with private_key_jwt: it has keys, not a secret.');
       const secret = generateClientSecret();
       const client = await store.rollClientSecret(request.params.client_id, await hasher.hashForStorage(secret), grace);
       if (!client) throw new GatewayError('not_found', NOT_FOUND);
@@ -153,6 +182,86 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
       });
       const view: RolledSecretView = { ...publicClient(client), client_secret: secret, previous_secret_expires_at: previousExpiresAt };
       return reply.code(200).send(view);
+    },
+  );
+
+  // Key rotation: add the new key (both verify), move the client to it, then remove the old one.
+  app.post(
+    '/admin/v1/clients/:client_id/keys',
+    {
+      schema: {
+        summary: 'Add a second public key to a private_key_jwt client (key rotation).',
+        description: `While both keys are held, an assertion signed by either verifies. A client holds at most ${MAX_CLIENT_KEYS} keys.`,
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: ClientParamsSchema,
+        body: ClientKeyInputSchema,
+        response: {
+          201: described(ClientSchema, 'Added: the client with both keys.'),
+          ...adminErrors({
+            400: usual(400),
+            404: usual(404),
+            409: 'client_key_limit: the client already holds two keys; client_key_exists: it already holds this key or kid; client_method_mismatch: a secret client.',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const key = clientKeyFromInput(request.body.jwk, new Date().toISOString());
+      const client = await store.updateClientKeys(request.params.client_id, (current) => {
+        const keys = keysOfKeyClient(current);
+        if (holdsKey(keys, key))
+          throw new GatewayError('client_key_exists', `The client already holds this key, or a key with the kid ${key.kid}.`, { field: 'jwk' });
+        if (keys.length >= MAX_CLIENT_KEYS)
+          throw new GatewayError(
+            'client_key_limit',
+            'The client already holds two public keys; remove one (DELETE /admin/v1/clients/{client_id}/keys/{kid}) before adding another.',
+            { field: 'jwk' },
+          );
+        return [...keys, key];
+      });
+      if (!client) throw new GatewayError('not_found', NOT_FOUND);
+      audit(request.log, 'credential.key_added', {
+        kind: 'oauth_client',
+        client_id: client.clientId,
+        kid: key.kid,
+        keys: client.jwks.length,
+        by: actorOf(request),
+      });
+      return reply.code(201).send(publicClient(client));
+    },
+  );
+
+  app.delete(
+    '/admin/v1/clients/:client_id/keys/:kid',
+    {
+      schema: {
+        summary: 'Remove one key of a private_key_jwt client; assertions signed by it fail at once. The last key cannot be removed.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: ClientKeyParamsSchema,
+        response: {
+          200: described(ClientSchema, 'Removed: the client with its remaining key.'),
+          ...adminErrors({
+            404: 'not_found: no such client, or it holds no key with that kid.',
+            409: "client_last_key: the client's only key; client_method_mismatch: a secret client.",
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { kid } = request.params;
+      const client = await store.updateClientKeys(request.params.client_id, (current) => {
+        const keys = keysOfKeyClient(current);
+        const remaining = keys.filter((key) => key.kid !== kid);
+        if (remaining.length === keys.length) throw new GatewayError('not_found', 'The client holds no key with that kid.');
+        if (remaining.length === 0)
+          throw new GatewayError('client_last_key', `${kid} is the client's only key; add its replacement first, or delete the client.`);
+        return remaining;
+      });
+      if (!client) throw new GatewayError('not_found', NOT_FOUND);
+      audit(request.log, 'credential.key_removed', { kind: 'oauth_client', client_id: client.clientId, kid, keys: client.jwks.length, by: actorOf(request) });
+      return publicClient(client);
     },
   );
 

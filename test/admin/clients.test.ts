@@ -20,7 +20,17 @@ t.test('create: 201 with the secret, once', async (t) => {
   t.equal(response.statusCode, 201, response.body);
   t.equal(response.headers['cache-control'], 'no-store');
   const created = response.json<Record<string, unknown>>();
-  t.same(Object.keys(created).sort(), ['account_id', 'client_id', 'client_secret', 'created_at', 'name', 'resource_server', 'scopes']);
+  t.same(Object.keys(created).sort(), [
+    'account_id',
+    'client_id',
+    'client_secret',
+    'created_at',
+    'jwks',
+    'name',
+    'resource_server',
+    'scopes',
+    'token_endpoint_auth_method',
+  ]);
   t.match(created.client_id, UUID);
   t.equal(created.name, 'Reports');
   t.same(created.scopes, ['sales', 'stats']);
@@ -35,6 +45,8 @@ t.test('create: 201 with the secret, once', async (t) => {
     scopes: ['sales', 'stats'],
     account_id: 'acct-1',
     resource_server: false,
+    token_endpoint_auth_method: 'client_secret_basic',
+    jwks: null,
     created_at: created.created_at,
   };
   const list = await admin(tg, 'GET', '/admin/v1/clients');
@@ -44,7 +56,8 @@ t.test('create: 201 with the secret, once', async (t) => {
   t.equal(show.statusCode, 200);
   t.same(show.json(), expected, 'show never shows the secret');
   t.notMatch(list.body + show.body, created.client_secret);
-  t.notMatch(list.body + show.body, /secret|hash/i);
+  // The method's name (RFC 7591) says "secret"; nothing else may.
+  t.notMatch((list.body + show.body).replaceAll('"token_endpoint_auth_method":"client_secret_basic"', ''), /secret|hash/i);
 
   const bare = await admin(tg, 'POST', '/admin/v1/clients', { name: 'bare', scopes: ['webhooks'] });
   t.equal(bare.json().account_id, null);

@@ -37,9 +37,13 @@ t.test('client bodies: each schema rule names the field', async (t) => {
       'account_id',
       'may contain only visible ASCII characters and inner spaces (no line breaks, control or non-ASCII characters, no leading or trailing space): it is sent upstream as the x-gateway-account-id header',
     ],
-    [{ ...good, secret_hash: 'x' }, 'secret_hash', 'is not a known field (known: name, scopes, account_id, resource_server)'],
-    [{ ...good, ['a/b~c']: 1 }, 'a/b~c', 'is not a known field (known: name, scopes, account_id, resource_server)'],
-    [{ ...good, ['']: 1 }, 'body', 'has a field with an empty name, which is not a known field (known: name, scopes, account_id, resource_server)'],
+    [{ ...good, secret_hash: 'x' }, 'secret_hash', 'is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks)'],
+    [{ ...good, ['a/b~c']: 1 }, 'a/b~c', 'is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks)'],
+    [
+      { ...good, ['']: 1 },
+      'body',
+      'has a field with an empty name, which is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks)',
+    ],
   ];
   for (const [payload, field, message] of cases) await refused(t, tg, 'POST', '/admin/v1/clients', payload, field, message);
   t.same((await adminInject(tg, { method: 'GET', url: '/admin/v1/clients' })).json(), { clients: [], next_cursor: null }, 'nothing was written');

@@ -5,6 +5,21 @@ import { AccountIdInputSchema, AccountIdSchema } from './account-id.js';
 import { NextCursorSchema } from './paging.js';
 import { messages, Nullable } from '../../http/schema-helpers.js';
 import { VocabularyList, VocabularyListInput } from './vocabulary-list.js';
+import { CLIENT_AUTH_METHODS } from '../../store/types.js';
+
+/** A JWK Set as the admin API takes it; each key is checked by the route (gateway/oauth/client-jwks.ts). */
+const JwksInputSchema = Type.Object(
+  { keys: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'One public key, or two during a rotation.' }) },
+  {
+    additionalProperties: true,
+    description:
+      'private_key_jwt only: the public keys (RFC 7517 JWKs) the client signs its assertions with: Ed25519 (OKP), P-256 (EC) or RSA of 2048 bits or more. Private members are refused. A key without kid gets its RFC 7638 thumbprint as kid.',
+    ...messages({ type: 'must be a JWK Set: {"keys": [...]}', required: 'must be a JWK Set: {"keys": [...]}' }),
+  },
+);
+
+/** The public JWK Set of a private_key_jwt client, as shown; null for a secret client. */
+const JwksSchema = Nullable(Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.String()), { description: 'Public JWKs, each with its kid.' }) }));
 
 /** The longest grace period of a secret roll: 7 days. */
 export const MAX_SECRET_GRACE_SECONDS = 604_800;
@@ -39,6 +54,14 @@ export function clientInputSchema(scopes?: readonly string[]) {
           ...messages({ type: 'must be true or false' }),
         }),
       ),
+      token_endpoint_auth_method: Type.Optional(
+        Type.Enum([...CLIENT_AUTH_METHODS], {
+          default: 'client_secret_basic',
+          description:
+            'RFC 7591. client_secret_basic or client_secret_post: the client gets a secret and may send it either way; private_key_jwt: no secret, it signs an assertion (RFC 7523) with a key of jwks.',
+        }),
+      ),
+      jwks: Type.Optional(JwksInputSchema),
     },
     { additionalProperties: false },
   );
@@ -55,15 +78,18 @@ export const ClientSchema = Type.Object({
   scopes: VocabularyList('scope'),
   account_id: AccountIdSchema,
   resource_server: Type.Boolean({ description: 'May introspect tokens.' }),
+  token_endpoint_auth_method: Type.Enum([...CLIENT_AUTH_METHODS], { description: 'How the client authenticates (RFC 7591).' }),
+  jwks: JwksSchema,
   created_at: Type.String({ format: 'date-time' }),
 });
 export type ClientView = Static<typeof ClientSchema>;
 
 export const CreatedClientSchema = Type.Object({
   ...ClientSchema.properties,
-  client_secret: Type.String({ description: 'The secret: shown in this answer only.' }),
+  client_secret: Type.Optional(Type.String({ description: 'The secret: shown in this answer only. None for a private_key_jwt client.' })),
 });
-export type CreatedClientView = Static<typeof CreatedClientSchema>;
+/** A secret client's creation answer (a private_key_jwt client's is a ClientView: no secret). */
+export type CreatedClientView = ClientView & { client_secret: string };
 
 export const ClientListSchema = Type.Object({
   clients: Type.Array(ClientSchema),
@@ -98,3 +124,14 @@ export const RolledSecretSchema = Type.Object({
   ),
 });
 export type RolledSecretView = Static<typeof RolledSecretSchema>;
+
+export const ClientKeyParamsSchema = Type.Object({
+  client_id: Type.String({ description: 'The client_id (a UUID).' }),
+  kid: Type.String({ description: 'The kid of the key, URL-encoded.' }),
+});
+
+/** A key to add: one public JWK. */
+export const ClientKeyInputSchema = Type.Object(
+  { jwk: Type.Object({}, { additionalProperties: true, description: 'The public JWK to add; without kid it gets its RFC 7638 thumbprint.' }) },
+  { additionalProperties: false },
+);
