@@ -66,6 +66,7 @@ export const GROUPS: Record<string, string> = {
 /** Groups inside a group (`gatewayctl service-accounts keys add`), keyed by their whole path. */
 export const SUBGROUPS: Record<string, string> = {
   'service-accounts keys': 'The public keys of a service account (key rotation: add the new key, then remove the old one).',
+  'clients keys': 'The public keys of a private_key_jwt client (key rotation: add the new key, then remove the old one).',
 };
 
 export function csv(value: unknown): string[] {

@@ -1,4 +1,6 @@
-// gatewayctl clients create|list|show|delete|roll-secret.
+// gatewayctl clients create|list|show|delete|roll-secret, and keys add|remove (a private_key_jwt
+// client's key rotation).
+import { readFileSync } from 'node:fs';
 import { adminConnection, adminRequest, allPages, pageSize } from '../admin-client.js';
 import { usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
@@ -7,12 +9,32 @@ import type { ClientView, RolledSecretView } from '../../admin/clients-routes.js
 
 type Client = ClientView & { client_secret?: string };
 
+/** A JSON file's content (a JWK Set, or one JWK), parsed here: the gateway checks the keys. */
+function jsonFile(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw usageError(`cannot read ${what} file ${JSON.stringify(file)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw usageError(`${what} file ${JSON.stringify(file)} is not JSON`);
+  }
+}
+
+function printKeys(context: Parameters<Command['run']>[2], client: ClientView): void {
+  printLine(context, `client_id: ${client.client_id}`);
+  for (const key of client.jwks?.keys ?? []) printLine(context, `key:       ${key.kid} (${key.kty}${key.crv ? ` ${key.crv}` : ''})`);
+}
+
 export const clientCommands: Command[] = [
   {
     group: 'clients',
     name: 'create',
     summary: 'Create an OAuth client; prints its client_secret once.',
-    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--json]',
+    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--jwks-file FILE] [--json]',
     options: {
       name: { type: 'string', value: 'NAME', required: true, description: 'which application uses the client, e.g. "Storefront backend"' },
       scopes: {
@@ -22,17 +44,31 @@ export const clientCommands: Command[] = [
       },
       'account-id': { type: 'string', value: 'ID', description: 'passed to the upstream in x-gateway-account-id' },
       'resource-server': { type: 'boolean', description: "allow the client to introspect other clients' tokens" },
+      'jwks-file': {
+        type: 'string',
+        value: 'FILE',
+        description: 'a private_key_jwt client: a JSON file with its public keys, {"keys": [...]} (Ed25519, P-256 or RSA); it gets no secret',
+      },
       ...ADMIN_OPTIONS,
     },
     async run(values, _positionals, context) {
       if (!values.name) throw usageError('--name must not be empty');
+      const jwksFile = values['jwks-file'];
+      const keys = typeof jwksFile === 'string' ? { token_endpoint_auth_method: 'private_key_jwt', jwks: jsonFile(jwksFile, 'JWKS') } : {};
       const client = await adminRequest<Client>(adminConnection(values, context.env), 'POST', '/admin/v1/clients', {
         name: values.name,
         scopes: csv(values.scopes),
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
         resource_server: values['resource-server'] === true,
+        ...keys,
       });
       if (values.json) return printJson(context, client);
+      if (client.client_secret === undefined) {
+        printKeys(context, client);
+        printLine(context, `scopes:    ${client.scopes.join(' ')}`);
+        printLine(context, 'No secret: the client signs a client assertion (private_key_jwt) with one of these keys.');
+        return;
+      }
       printLine(context, `client_id:       ${client.client_id}`);
       printLine(context, `client_secret:   ${client.client_secret}`);
       printLine(context, `scopes:          ${client.scopes.join(' ')}`);
@@ -105,6 +141,50 @@ export const clientCommands: Command[] = [
       printLine(context, `client_secret: ${rolled.client_secret}`);
       printLine(context, `old secret:    ${rolled.previous_secret_expires_at ? `works until ${rolled.previous_secret_expires_at}` : 'refused from now on'}`);
       printLine(context, 'The secret is shown only now: store it safely.');
+    },
+  },
+  {
+    group: 'clients keys',
+    name: 'add',
+    summary: 'Add a second public key to a private_key_jwt client (key rotation); both keys verify until one is removed.',
+    usage: 'gatewayctl clients keys add CLIENT_ID --jwk-file FILE [--json]',
+    options: {
+      'jwk-file': { type: 'string', value: 'FILE', required: true, description: 'a JSON file with the new public JWK (a private key is refused)' },
+      ...ADMIN_OPTIONS,
+    },
+    arguments: [{ name: 'CLIENT_ID', description: 'the private_key_jwt client' }],
+    async run(values, [clientId], context) {
+      if (!clientId) throw usageError('CLIENT_ID is required');
+      const jwk = jsonFile(String(values['jwk-file']), 'JWK');
+      const client = await adminRequest<ClientView>(adminConnection(values, context.env), 'POST', `/admin/v1/clients/${encodeURIComponent(clientId)}/keys`, {
+        jwk,
+      });
+      if (values.json) return printJson(context, client);
+      printKeys(context, client);
+      printLine(context, 'Both keys now verify. Once the client signs with the new key, remove the old one: gatewayctl clients keys remove CLIENT_ID KID.');
+    },
+  },
+  {
+    group: 'clients keys',
+    name: 'remove',
+    summary: 'Remove one public key of a private_key_jwt client; assertions signed with it are refused at once. The last key cannot be removed.',
+    usage: 'gatewayctl clients keys remove CLIENT_ID KID [--json]',
+    options: { ...ADMIN_OPTIONS },
+    arguments: [
+      { name: 'CLIENT_ID', description: 'the private_key_jwt client' },
+      { name: 'KID', description: "the key's kid, as clients show prints it" },
+    ],
+    async run(values, [clientId, kid], context) {
+      if (!clientId) throw usageError('CLIENT_ID is required');
+      if (!kid) throw usageError('KID is required');
+      const client = await adminRequest<ClientView>(
+        adminConnection(values, context.env),
+        'DELETE',
+        `/admin/v1/clients/${encodeURIComponent(clientId)}/keys/${encodeURIComponent(kid)}`,
+      );
+      if (values.json) return printJson(context, client);
+      printKeys(context, client);
+      printLine(context, `Removed key ${kid}; assertions signed with it are refused from now on.`);
     },
   },
 ];
