@@ -21,6 +21,7 @@ const MIN_RSA_BITS = 2048;
 /** Verifying with a larger modulus costs more than any client needs to make us spend. */
 const MAX_RSA_BITS = 8192;
 const P256_COORDINATE_BYTES = 32;
+const MAX_RSA_EXPONENT_BYTES = 4;
 
 type Json = Record<string, unknown>;
 
@@ -75,6 +76,8 @@ function publicMembers(jwk: Json): { type: ClientKeyType; members: Record<string
     checkUsage(jwk, ['PS256']);
     const members = { e: canonicalBase64url(jwk.e, 'e'), kty: 'RSA', n: canonicalBase64url(jwk.n, 'n') };
     if (Buffer.from(members.n, 'base64url')[0] === 0) throw new PublicKeyError('has an "n" with a leading zero byte');
+    // Real keys use 65537; a long exponent only makes each verification cost more.
+    if (Buffer.from(members.e, 'base64url').length > MAX_RSA_EXPONENT_BYTES) throw new PublicKeyError(`has an "e" longer than ${MAX_RSA_EXPONENT_BYTES} bytes`);
     const bits = keyObjectOf(members, 'is not a usable RSA public key').asymmetricKeyDetails?.modulusLength ?? 0;
     if (bits < MIN_RSA_BITS || bits > MAX_RSA_BITS)
       throw new PublicKeyError(`is an RSA key of ${bits} bits; from ${MIN_RSA_BITS} to ${MAX_RSA_BITS} are accepted`);

@@ -48,6 +48,8 @@ t.test('creation refuses keys that cannot serve, each with a 400 that names the 
   const short = keyPair('RSA', 'short', 1024);
   await refusedCreation(t, tg, pkjwt([short.publicJwk]), 'jwks', 'key 0 is an RSA key of 1024 bits; from 2048 to 8192 are accepted');
   await refusedCreation(t, tg, pkjwt([{ kty: 'EC', crv: 'P-384', x: 'AA', y: 'AA' }]), 'jwks', /crv is not "P-256"/);
+  const rsa = keyPair('RSA', 'long-e').publicJwk;
+  await refusedCreation(t, tg, pkjwt([{ ...rsa, e: Buffer.alloc(5, 1).toString('base64url') }]), 'jwks', 'key 0 has an "e" longer than 4 bytes');
   const p256 = keyPair('P-256').publicJwk;
   await refusedCreation(t, tg, pkjwt([{ ...p256, y: p256.x }]), 'jwks', 'key 0 is not a point on P-256');
   await refusedCreation(t, tg, pkjwt([{ ...ed.publicJwk, alg: 'RS256' }]), 'jwks', /alg that does not fit its key type/);
