@@ -6,18 +6,13 @@ import t, { type Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { hashPassword } from '../../gateway/dashboard/password-hash.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { SMALL_THROTTLE } from '../helpers/throttle-settings.js';
 
 const PASSWORD = 'a long dashboard password';
 // A cheap cost keeps the concurrent checks fast; the throttle does not depend on the cost.
 const USERS = [`carol:${await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 })}`];
 const PROXIED = { trusted_proxies: ['127.0.0.1'], dashboard_users: USERS };
-const SMALL = {
-  ...PROXIED,
-  throttle_max_failures: 3,
-  throttle_max_failures_per_address: 5,
-  throttle_max_failures_per_credential: 6,
-  throttle_window_seconds: 120,
-};
+const SMALL = { ...PROXIED, ...SMALL_THROTTLE };
 
 function signIn(tg: TestGateway, payload: Record<string, string>, address: string) {
   return tg.gateway.adminApp.inject({ method: 'POST', url: '/dashboard/api/sign-in', headers: { 'x-forwarded-for': address }, payload });

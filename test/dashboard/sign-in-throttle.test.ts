@@ -7,18 +7,13 @@ import t, { type Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { hashPassword } from '../../gateway/dashboard/password-hash.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { SMALL_THROTTLE } from '../helpers/throttle-settings.js';
 
 const PASSWORD = 'a long dashboard password';
 // A cheap cost keeps 30 concurrent checks fast; the throttle does not depend on the cost.
 const USERS = [`carol:${await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 })}`, `dave:${await hashPassword(PASSWORD, { N: 1024, r: 8, p: 1 })}`];
 const PROXIED = { trusted_proxies: ['127.0.0.1'], dashboard_users: USERS };
-const SMALL = {
-  ...PROXIED,
-  throttle_max_failures: 3,
-  throttle_max_failures_per_address: 5,
-  throttle_max_failures_per_credential: 6,
-  throttle_window_seconds: 120,
-};
+const SMALL = { ...PROXIED, ...SMALL_THROTTLE };
 const FAILED = 'Sign-in failed: the admin token, or the username and password, are wrong.';
 
 function signIn(tg: TestGateway, payload: Record<string, string>, address: string) {

@@ -8,15 +8,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { startTestGateway } from '../helpers/gateway.js';
 import { createClient, tokenRequest } from '../helpers/oauth.js';
 import { NodeUnavailableError } from '../../gateway/store/node-unavailable-error.js';
+import { SMALL_THROTTLE } from '../helpers/throttle-settings.js';
 
 const PROXIED = { trusted_proxies: ['127.0.0.1'] };
-const SMALL = {
-  ...PROXIED,
-  throttle_max_failures: 3,
-  throttle_max_failures_per_address: 5,
-  throttle_max_failures_per_credential: 6,
-  throttle_window_seconds: 120,
-};
+const SMALL = { ...PROXIED, ...SMALL_THROTTLE };
 const FAILED = 'Client authentication failed: the client is invalid.';
 
 function from(address: string) {
