@@ -1,6 +1,6 @@
 // Run before `npm test`: type-checks the project and compiles it, tests included, to .tap/build/
 // (tsconfig.test.json). A TypeScript loader in every test process costs more than the test itself
-// for most files (BENCHMARKS.md, "The suite"); the compiled suite loads plain JavaScript.
+// for most files (docs/testing.md); the compiled suite loads plain JavaScript.
 // The compile is incremental; a test whose source is gone is removed from the build, so it cannot run.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';

@@ -50,7 +50,12 @@ function libsodiumEdDSA(libsodium: Sodium): Signer {
   };
 }
 
-const SIGNERS: Readonly<Record<JwtAlgorithm, Signer>> = { ...OPENSSL_SIGNERS, ...(sodium ? { EdDSA: libsodiumEdDSA(sodium) } : {}) };
+/** The signers with this libsodium: its EdDSA where it is installed, node:crypto's for the rest. */
+export function compactJwsSigners(libsodium: Sodium | undefined): Readonly<Record<JwtAlgorithm, Signer>> {
+  return libsodium ? { ...OPENSSL_SIGNERS, EdDSA: libsodiumEdDSA(libsodium) } : OPENSSL_SIGNERS;
+}
+
+const SIGNERS = compactJwsSigners(sodium);
 
 function base64urlJson(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');

@@ -8,7 +8,7 @@ import { verify, type KeyObject } from 'node:crypto';
 import { decodesToCurvePoint } from './ed25519-curve.js';
 import { hasNegativeZeroX, hasUnreducedY, isCanonicalScalar, isStrictPoint, smallOrder } from './ed25519-encoding.js';
 import { ed25519PublicKey, rawPublicKey } from './keys.js';
-import { sodium } from './sodium.js';
+import { sodium, type Sodium } from './sodium.js';
 
 const KEY_BYTES = 32;
 const SIGNATURE_BYTES = 64;
@@ -16,18 +16,27 @@ const SIGNATURE_BYTES = 64;
 /** The verification equation on encodings already checked strict: message, signature, raw key. */
 export type Ed25519Equation = (message: Uint8Array, signature: Uint8Array, raw: Uint8Array, key: KeyObject | undefined) => boolean;
 
-// A module constant, so that TypeScript keeps its narrowing inside the closure below.
-const libsodium = sodium;
+export type Ed25519Equations = Readonly<Partial<Record<'libsodium' | 'openssl', Ed25519Equation>>> & { openssl: Ed25519Equation };
 
-/** Every equation available here, the one verifyEd25519 uses first. */
-export const ED25519_EQUATIONS: Readonly<Partial<Record<'libsodium' | 'openssl', Ed25519Equation>>> & { openssl: Ed25519Equation } = {
-  ...(libsodium
-    ? { libsodium: (message: Uint8Array, signature: Uint8Array, raw: Uint8Array) => libsodium.crypto_sign_verify_detached(signature, message, raw) }
-    : {}),
-  openssl: (message, signature, raw, key) => verify(null, message, key ?? ed25519PublicKey(raw), signature),
-};
+/** The equations available with this libsodium (none where sodium-native is not installed). */
+export function ed25519Equations(libsodium: Sodium | undefined): Ed25519Equations {
+  return {
+    ...(libsodium
+      ? { libsodium: (message: Uint8Array, signature: Uint8Array, raw: Uint8Array) => libsodium.crypto_sign_verify_detached(signature, message, raw) }
+      : {}),
+    openssl: (message, signature, raw, key) => verify(null, message, key ?? ed25519PublicKey(raw), signature),
+  };
+}
 
-const defaultEquation = ED25519_EQUATIONS.libsodium ?? ED25519_EQUATIONS.openssl;
+/** The first of a set: libsodium's where it is installed. */
+export function preferredEquation(equations: Ed25519Equations): Ed25519Equation {
+  return equations.libsodium ?? equations.openssl;
+}
+
+/** Every equation available here. */
+export const ED25519_EQUATIONS = ed25519Equations(sodium);
+
+const defaultEquation = preferredEquation(ED25519_EQUATIONS);
 
 /** Signing needs none of this strictness: it is the client package's. */
 export { signEd25519 } from '@access-gateway/signing';

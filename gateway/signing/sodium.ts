@@ -11,9 +11,10 @@ export interface Sodium {
   sodium_malloc(size: number): Buffer;
 }
 
-function loadSodium(): Sodium | undefined {
+/** sodium-native through `require`, or undefined where it is not installed. */
+export function loadSodium(require: (id: string) => unknown = createRequire(import.meta.url)): Sodium | undefined {
   try {
-    return createRequire(import.meta.url)('sodium-native') as Sodium;
+    return require('sodium-native') as Sodium;
   } catch {
     return undefined;
   }

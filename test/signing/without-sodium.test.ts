@@ -1,42 +1,26 @@
 // sodium-native is an optional dependency: where npm cannot install it (no prebuilt addon for the
 // platform and no compiler), the gateway verifies and signs Ed25519 with node:crypto instead, as
-// strictly. Each module is loaded afresh here with a require that cannot find sodium-native, the
-// failure sodium.ts meets on such an install.
+// strictly. Here the loader is given a require that cannot find sodium-native, the failure sodium.ts
+// meets on such an install, and what it returns builds the equations and signers the gateway would use.
 import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import * as nodeModule from 'node:module';
+import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { compactVerify } from 'jose';
 import t from 'tap';
-import type * as CompactJws from '../../gateway/oauth/compact-jws.js';
-import type * as Ed25519 from '../../gateway/signing/ed25519.js';
-import type * as SodiumModule from '../../gateway/signing/sodium.js';
+import { compactJwsSigners, OPENSSL_SIGNERS, signCompactJws } from '../../gateway/oauth/compact-jws.js';
+import { ed25519Equations, preferredEquation, verifyEd25519 as verifyWith } from '../../gateway/signing/ed25519.js';
+import { loadSodium } from '../../gateway/signing/sodium.js';
 import { L, littleEndian, toLittleEndian } from '../helpers/ed25519-reference.js';
 import { holds } from '../helpers/property.js';
 
-/**
- * A module relative to this file, as the absolute URL of the file that is there: tap resolves a
- * relative one from the TypeScript source (through the source map), which the compiled suite
- * (.tap/build) does not load; run from source, the module is the .ts file.
- */
-function beside(path: string): string {
-  const url = new URL(path, import.meta.url);
-  return existsSync(url) ? url.href : url.href.replace(/\.js$/, '.ts');
+/** A require that finds every package but sodium-native, as on an install without it. */
+function requireWithoutSodium(): (id: string) => unknown {
+  const real = createRequire(import.meta.url);
+  return (id) => {
+    if (id === 'sodium-native') throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
+    return real(id);
+  };
 }
-
-/** node:module whose require finds every package but sodium-native. */
-const withoutSodium = {
-  'node:module': {
-    ...nodeModule,
-    createRequire(from: string | URL) {
-      const real = nodeModule.createRequire(from);
-      return Object.assign((id: string) => {
-        if (id === 'sodium-native') throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
-        return real(id);
-      }, real);
-    },
-  },
-};
 
 const rawOf = (key: KeyObject) => Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
 const IDENTITY = Buffer.from('0100000000000000000000000000000000000000000000000000000000000000', 'hex');
@@ -47,10 +31,13 @@ const FORGERIES = [
 ];
 
 t.test("without sodium-native: the loader reports none, and verification is node:crypto's, as strict", async (t) => {
-  const { sodium } = await t.mockImport<typeof SodiumModule>(beside('../../gateway/signing/sodium.js'), withoutSodium);
+  const sodium = loadSodium(requireWithoutSodium());
   t.equal(sodium, undefined, 'a missing sodium-native is no error');
-  const { ED25519_EQUATIONS, verifyEd25519 } = await t.mockImport<typeof Ed25519>(beside('../../gateway/signing/ed25519.js'), withoutSodium);
-  t.same(Object.keys(ED25519_EQUATIONS), ['openssl'], "OpenSSL's equation is the only one, so the default");
+  const equations = ed25519Equations(sodium);
+  t.same(Object.keys(equations), ['openssl'], "OpenSSL's equation is the only one, so the default");
+  const equation = preferredEquation(equations);
+  t.equal(equation, equations.openssl);
+  const verifyEd25519 = (message: string | Uint8Array, signature: Uint8Array, key: Uint8Array | KeyObject) => verifyWith(message, signature, key, equation);
 
   const keys = Array.from({ length: 4 }, () => generateKeyPairSync('ed25519'));
   holds(
@@ -83,16 +70,16 @@ t.test("without sodium-native: the loader reports none, and verification is node
 });
 
 t.test("without sodium-native: EdDSA access tokens are node:crypto's signatures", async (t) => {
-  const { OPENSSL_SIGNERS, signCompactJws } = await t.mockImport<typeof CompactJws>(beside('../../gateway/oauth/compact-jws.js'), withoutSodium);
+  const signers = compactJwsSigners(loadSodium(requireWithoutSodium()));
+  t.equal(signers, OPENSSL_SIGNERS, "the signers are node:crypto's");
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const header = { alg: 'EdDSA' as const, kid: 'k1', typ: 'at+jwt' };
   const claims = { sub: 'client-1', scope: 'sales', exp: 4_000_000_000 };
-  const token = signCompactJws(header, claims, privateKey);
-  t.equal(token, signCompactJws(header, claims, privateKey, OPENSSL_SIGNERS), "the default signer is OpenSSL's");
+  const token = signCompactJws(header, claims, privateKey, signers);
   const { payload } = await compactVerify(token, publicKey);
   t.same(JSON.parse(Buffer.from(payload).toString('utf8')), claims, 'and jose verifies it');
   for (const other of [generateKeyPairSync('ec', { namedCurve: 'P-256' }), generateKeyPairSync('ed448')]) {
-    t.throws(() => signCompactJws(header, claims, other.privateKey), TypeError, `a ${other.privateKey.asymmetricKeyType} key signs no EdDSA token`);
+    t.throws(() => signCompactJws(header, claims, other.privateKey, signers), TypeError, `a ${other.privateKey.asymmetricKeyType} key signs no EdDSA token`);
   }
-  t.throws(() => signCompactJws(header, claims, publicKey), TypeError, 'nor does a public key');
+  t.throws(() => signCompactJws(header, claims, publicKey, signers), TypeError, 'nor does a public key');
 });
