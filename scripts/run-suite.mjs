@@ -20,8 +20,8 @@ const OUT = '.tap/suite';
 const TIMES = '.tap/suite-times.json';
 const DEFAULT_FILE_TIMEOUT_S = 120;
 const KILL_GRACE_MS = 5_000;
-/** Three at a time on two cores: several files wait on processes and Redis failovers most of their time. */
-const DEFAULT_JOBS = Math.max(2, availableParallelism() + 1);
+/** Four at a time on two cores: most files spend most of their time waiting on processes they started or on a Redis failover. */
+const DEFAULT_JOBS = availableParallelism() + 2;
 
 function wholeNumber(flag, value, max) {
   const number = Number(value);
@@ -64,10 +64,16 @@ function readTimes() {
   }
 }
 
-/** The queue: the slowest files of the last full run first (a slow file last would run alone at the end), the rest by name. */
+/**
+ * The queue. Files named on the command line run in the order given (a directory's by name), so a
+ * sequence can be reproduced; the whole suite runs the slowest files of the last full run first (a
+ * slow file taken last would run alone at the end), the rest by name.
+ */
 function queueOf(paths, times) {
-  const roots = paths.length > 0 ? paths.map(compiledPath) : [join(BUILD, 'test')];
-  const files = [...new Set(roots.flatMap(testFilesUnder))].filter((file) => !file.includes('/helpers/')).sort();
+  if (paths.length > 0) return [...new Set(paths.map(compiledPath).flatMap((path) => testFilesUnder(path).sort()))];
+  const files = testFilesUnder(join(BUILD, 'test'))
+    .filter((file) => !file.includes('/helpers/'))
+    .sort();
   return files.sort((a, b) => (times[b] ?? 0) - (times[a] ?? 0));
 }
 

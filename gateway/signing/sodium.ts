@@ -11,10 +11,10 @@ export interface Sodium {
   sodium_malloc(size: number): Buffer;
 }
 
-/** sodium-native through `require`, or undefined where it is not installed. */
-export function loadSodium(require: (id: string) => unknown = createRequire(import.meta.url)): Sodium | undefined {
+/** sodium-native (or what `load` gives), or undefined where it cannot be loaded. */
+export function loadSodium(load: () => unknown = () => createRequire(import.meta.url)('sodium-native')): Sodium | undefined {
   try {
-    return require('sodium-native') as Sodium;
+    return load() as Sodium;
   } catch {
     return undefined;
   }

@@ -1,9 +1,8 @@
 // sodium-native is an optional dependency: where npm cannot install it (no prebuilt addon for the
 // platform and no compiler), the gateway verifies and signs Ed25519 with node:crypto instead, as
-// strictly. Here the loader is given a require that cannot find sodium-native, the failure sodium.ts
+// strictly. Here the loader meets a require that cannot find sodium-native, the failure sodium.ts
 // meets on such an install, and what it returns builds the equations and signers the gateway would use.
 import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { compactVerify } from 'jose';
 import t from 'tap';
@@ -13,13 +12,9 @@ import { loadSodium } from '../../gateway/signing/sodium.js';
 import { L, littleEndian, toLittleEndian } from '../helpers/ed25519-reference.js';
 import { holds } from '../helpers/property.js';
 
-/** A require that finds every package but sodium-native, as on an install without it. */
-function requireWithoutSodium(): (id: string) => unknown {
-  const real = createRequire(import.meta.url);
-  return (id) => {
-    if (id === 'sodium-native') throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
-    return real(id);
-  };
+/** Loads sodium-native as on an install without it: require's MODULE_NOT_FOUND. */
+function withoutSodium(): never {
+  throw Object.assign(new Error("Cannot find module 'sodium-native'"), { code: 'MODULE_NOT_FOUND' });
 }
 
 const rawOf = (key: KeyObject) => Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
@@ -31,7 +26,7 @@ const FORGERIES = [
 ];
 
 t.test("without sodium-native: the loader reports none, and verification is node:crypto's, as strict", async (t) => {
-  const sodium = loadSodium(requireWithoutSodium());
+  const sodium = loadSodium(withoutSodium);
   t.equal(sodium, undefined, 'a missing sodium-native is no error');
   const equations = ed25519Equations(sodium);
   t.same(Object.keys(equations), ['openssl'], "OpenSSL's equation is the only one, so the default");
@@ -70,7 +65,7 @@ t.test("without sodium-native: the loader reports none, and verification is node
 });
 
 t.test("without sodium-native: EdDSA access tokens are node:crypto's signatures", async (t) => {
-  const signers = compactJwsSigners(loadSodium(requireWithoutSodium()));
+  const signers = compactJwsSigners(loadSodium(withoutSodium));
   t.equal(signers, OPENSSL_SIGNERS, "the signers are node:crypto's");
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const header = { alg: 'EdDSA' as const, kid: 'k1', typ: 'at+jwt' };
