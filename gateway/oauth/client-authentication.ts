@@ -169,7 +169,7 @@ export class ClientAuthenticator {
       if (credentials.clientId !== undefined && credentials.clientId !== clientId) return null;
       const found = await this.store.getClient(clientId);
       if (found?.tokenEndpointAuthMethod !== 'private_key_jwt' || !assertionSignedByClient(parsed, found.jwks)) return null;
-      return (await this.store.consumeClientAssertion(clientId, jti, exp)) ? found : null;
+      return (await this.store.consumeTokenId(clientId, 'client_assertion', jti, exp)) ? found : null;
     });
   }
 }

@@ -110,6 +110,13 @@ export function jwkThumbprint(members: Record<string, string>): string {
   return createHash('sha256').update(JSON.stringify(ordered)).digest('base64url');
 }
 
+/** A public JWK given by a client (a DPoP proof's header): checked by the same rules, its public members. */
+export function publicJwk(value: unknown): Record<string, string> {
+  if (!isObject(value)) throw new PublicKeyError('is not a JSON object (a JWK)');
+  refusePrivate(value);
+  return publicMembers(value).members;
+}
+
 /** One key of the input, checked: its stored form (the message of a PublicKeyError says what is wrong). */
 export function clientKeyFromJwk(value: unknown, addedAt: string): ClientKey {
   if (!isObject(value)) throw new PublicKeyError('is not a JSON object (a JWK)');

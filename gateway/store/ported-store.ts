@@ -3,7 +3,7 @@
 // forwarded here, once.
 import type { RateLimitDecision, RateQuota } from './gcra.js';
 import type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
-import type { BearerState, ClientKey, ClientRecord, ClientStore } from './ports/clients.js';
+import type { BearerState, ClientKey, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
 import type { Page, PageRequest } from './ports/paging.js';
 import type {
   KeyAddOutcome,
@@ -52,8 +52,8 @@ export abstract class PortedStore implements ClientStore, ServiceAccountStore, S
   revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     return this.ports.clients.revokeToken(clientId, jti, expiresAtSeconds);
   }
-  consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean> {
-    return this.ports.clients.consumeClientAssertion(clientId, jti, expiresAtSeconds);
+  consumeTokenId(clientId: string, use: OneTimeJwt, jti: string, expiresAtSeconds: number): Promise<boolean> {
+    return this.ports.clients.consumeTokenId(clientId, use, jti, expiresAtSeconds);
   }
   bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
     return this.ports.clients.bearerState(clientId, jti, kid);

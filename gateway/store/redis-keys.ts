@@ -6,6 +6,7 @@
 //   <p>client:{<clientId>}                 client record (JSON)
 //   <p>client:{<clientId>}:revoked:<jti>   revocation mark, expires with the token
 //   <p>client:{<clientId>}:assertion:<h>  a used client assertion (h: SHA-256 of its jti), expires with it
+//   <p>client:{<clientId>}:dpop:<h>       a used DPoP proof made with the client's key (h: SHA-256 of its jti)
 //   <p>client:{<clientId>}:void            a cancelled create: this client can never be created (index-repair.ts)
 //   <p>sa:{<accessId>}                     service account record (JSON, without usage)
 //   <p>sa:{<accessId>}:used                last use (JSON {at, ip})
@@ -26,6 +27,7 @@
 //                                          met it (failover-fence.ts)
 //   <p>layout:version                      '4' once the store is in this layout with every record in
 //                                          its current shape (redis-layout-migration.ts)
+import type { OneTimeJwt } from './ports/clients.js';
 export type CredentialKind = 'client' | 'sa';
 
 /** Escapes a key prefix for SCAN MATCH. */
@@ -54,8 +56,8 @@ export class RedisKeys {
   }
 
   /** `jtiHash`: the jti's SHA-256 (base64url), so that the key stays short whatever the jti. */
-  usedAssertion(clientId: string, jtiHash: string): string {
-    return credentialKey(this.prefix, 'client', clientId, `assertion:${jtiHash}`);
+  usedTokenId(clientId: string, use: OneTimeJwt, jtiHash: string): string {
+    return credentialKey(this.prefix, 'client', clientId, `${use === 'client_assertion' ? 'assertion' : 'dpop'}:${jtiHash}`);
   }
 
   account(accessId: string): string {

@@ -508,26 +508,35 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
   });
 
-  t.test('consumeClientAssertion: a jti is single use per client, until after its exp', async (t) => {
+  t.test('consumeTokenId: a client assertion jti is single use per client, until after its exp', async (t) => {
     const store = await factory(t);
     const exp = Math.floor(Date.now() / 1000) + 120;
     const [a, b] = [randomUUID(), randomUUID()];
-    t.equal(await store.consumeClientAssertion(a, 'jti-1', exp), true, 'fresh');
-    t.equal(await store.consumeClientAssertion(a, 'jti-1', exp), false, 'a replay');
-    t.equal(await store.consumeClientAssertion(b, 'jti-1', exp), true, "another client's jti is its own");
-    t.equal(await store.consumeClientAssertion(a, 'jti-2', exp), true);
+    t.equal(await store.consumeTokenId(a, 'client_assertion', 'jti-1', exp), true, 'fresh');
+    t.equal(await store.consumeTokenId(a, 'client_assertion', 'jti-1', exp), false, 'a replay');
+    t.equal(await store.consumeTokenId(b, 'client_assertion', 'jti-1', exp), true, "another client's jti is its own");
+    t.equal(await store.consumeTokenId(a, 'client_assertion', 'jti-2', exp), true);
     const long = 'j'.repeat(256);
-    t.equal(await store.consumeClientAssertion(a, long, exp), true);
-    t.equal(await store.consumeClientAssertion(a, long, exp), false);
+    t.equal(await store.consumeTokenId(a, 'client_assertion', long, exp), true);
+    t.equal(await store.consumeTokenId(a, 'client_assertion', long, exp), false);
     await time.pass(1100);
-    t.equal(await store.consumeClientAssertion(a, 'jti-1', exp), false, 'still used before exp');
+    t.equal(await store.consumeTokenId(a, 'client_assertion', 'jti-1', exp), false, 'still used before exp');
   });
 
-  t.test('consumeClientAssertion: concurrent uses of one jti, exactly one is fresh', async (t) => {
+  t.test("consumeTokenId: a DPoP proof's jti and a client assertion's are kept apart", async (t) => {
+    const store = await factory(t);
+    const exp = Math.floor(Date.now() / 1000) + 120;
+    const clientId = randomUUID();
+    t.equal(await store.consumeTokenId(clientId, 'client_assertion', 'jti-1', exp), true);
+    t.equal(await store.consumeTokenId(clientId, 'dpop_proof', 'jti-1', exp), true, 'the same jti in a DPoP proof is fresh');
+    t.equal(await store.consumeTokenId(clientId, 'dpop_proof', 'jti-1', exp), false, 'and then used');
+  });
+
+  t.test('consumeTokenId: concurrent uses of one jti, exactly one is fresh', async (t) => {
     const store = await factory(t);
     const clientId = randomUUID();
     const exp = Math.floor(Date.now() / 1000) + 120;
-    const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeClientAssertion(clientId, 'same', exp)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => store.consumeTokenId(clientId, 'client_assertion', 'same', exp)));
     t.equal(results.filter(Boolean).length, 1);
   });
 

@@ -5,7 +5,7 @@ import { rolledClient } from '../client-secret-roll.js';
 import { frozenClient } from '../frozen-records.js';
 import { NonceSet } from '../nonce-set.js';
 import { pageOf } from '../page-cursor.js';
-import type { BearerState, ClientKey, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientKey, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { MemoryContext } from './context.js';
 import { idsAfter } from './paging.js';
 import type { Snapshot } from './snapshot-file.js';
@@ -17,11 +17,11 @@ export class MemoryClientStore implements ClientStore {
   /** Retired JWT signing key kid -> until when its tokens fail (epoch seconds). */
   private readonly retiredSigningKeys = new Map<string, number>();
 
-  /** Used client assertion jtis, per client, until their exp (not durable, as used nonces are not). */
-  private readonly usedAssertions: NonceSet;
+  /** Used jtis of client assertions and DPoP proofs, per client, until their exp (not durable, as used nonces are not). */
+  private readonly usedTokenIds: NonceSet;
 
   constructor(private readonly context: MemoryContext) {
-    this.usedAssertions = new NonceSet(context.now);
+    this.usedTokenIds = new NonceSet(context.now);
   }
 
   restore(snapshot: Snapshot): void {
@@ -43,7 +43,7 @@ export class MemoryClientStore implements ClientStore {
     const nowSeconds = this.context.now() / 1000;
     for (const [jti, exp] of this.revoked) if (exp < nowSeconds) this.revoked.delete(jti);
     for (const [kid, until] of this.retiredSigningKeys) if (until <= nowSeconds) this.retiredSigningKeys.delete(kid);
-    this.usedAssertions.sweep();
+    this.usedTokenIds.sweep();
   }
 
   async createClient(client: ClientRecord): Promise<boolean> {
@@ -96,10 +96,10 @@ export class MemoryClientStore implements ClientStore {
     this.context.persist();
   }
 
-  async consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean> {
+  async consumeTokenId(clientId: string, use: OneTimeJwt, jti: string, expiresAtSeconds: number): Promise<boolean> {
     // Kept past exp for clock skew, as the Redis store keeps it.
     const ttlMs = Math.max(expiresAtSeconds + 60 - this.context.now() / 1000, 60) * 1000;
-    return this.usedAssertions.addIfAbsent(clientId, jti, ttlMs);
+    return this.usedTokenIds.addIfAbsent(clientId, `${use}:${jti}`, ttlMs);
   }
 
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {

@@ -3,6 +3,9 @@
 import type { Page, PageRequest } from './paging.js';
 
 /** How a client authenticates at the token endpoint (RFC 7591 token_endpoint_auth_method). */
+
+/** The single-use JWTs a client sends: RFC 7523 client assertions and RFC 9449 DPoP proofs. */
+export type OneTimeJwt = 'client_assertion' | 'dpop_proof';
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
@@ -80,10 +83,11 @@ export interface ClientStore {
   /** One round trip: does the client still exist, is this token revoked, and was the key that signed it (kid) retired. */
   bearerState(clientId: string, jti: string, kid: string): Promise<BearerState>;
   /**
-   * Records a client assertion's jti as used until expiresAtSeconds (epoch), on every instance: true
-   * when it was fresh (now used), false when it was used already (a replay).
+   * Records the jti of a single-use JWT of this client (its client assertion, or a DPoP proof made
+   * with its key) as used until expiresAtSeconds (epoch), on every instance: true when it was fresh
+   * (now used), false when it was used already (a replay). Each use has jtis of its own.
    */
-  consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean>;
+  consumeTokenId(clientId: string, use: OneTimeJwt, jti: string, expiresAtSeconds: number): Promise<boolean>;
   /**
    * Marks a JWT signing key retired until untilSeconds (epoch), by when every token it signed has
    * expired anyway: from the moment it is stored, bearerState reports its tokens on every instance,

@@ -7,7 +7,7 @@ import { createListed } from '../listed-create.js';
 import { pageOf } from '../page-cursor.js';
 import { MAX_REPLACE_ATTEMPTS, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
-import type { BearerState, ClientKey, ClientRecord, ClientStore, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientKey, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { RedisStoreConnection } from './connection.js';
 import { idsAfter, mgetGroups } from './reads.js';
 
@@ -92,9 +92,9 @@ export class RedisClientStore implements ClientStore {
     await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until));
   }
 
-  async consumeClientAssertion(clientId: string, jti: string, expiresAtSeconds: number): Promise<boolean> {
+  async consumeTokenId(clientId: string, use: OneTimeJwt, jti: string, expiresAtSeconds: number): Promise<boolean> {
     // SET NX: exactly one instance finds it fresh. Kept past exp for clock skew, as revocation marks are.
-    const key = this.connection.keys.usedAssertion(clientId, createHash('sha256').update(jti).digest('base64url'));
+    const key = this.connection.keys.usedTokenId(clientId, use, createHash('sha256').update(jti).digest('base64url'));
     const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
     const set = await this.connection.confirmed<string | null>(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until, 'NX'));
     return set === 'OK';
