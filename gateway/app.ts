@@ -14,7 +14,8 @@ import { GatewayMetrics } from './metrics/metrics.js';
 import { clientAddressOf } from './net/client-ip.js';
 import { AccessTokens } from './oauth/access-tokens.js';
 import { ClientAuthenticator } from './oauth/client-authentication.js';
-import { registerDiscovery } from './oauth/discovery.js';
+import { registerDiscovery, tokenEndpointUrl } from './oauth/discovery.js';
+import { DpopProofs } from './oauth/dpop.js';
 import type { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
@@ -83,6 +84,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   const storeRuntime = await openStoreRuntime(settings, options, metrics);
   const { store, hasher, keys, readiness } = storeRuntime;
   const tokens = new AccessTokens(settings, keys);
+  const dpop = new DpopProofs(settings, store);
   const usage = new UsageRecorder(store);
 
   const bodyBudget = new BodyBudget(settings.bodyBufferBudgetBytes);
@@ -106,6 +108,8 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     metrics,
     addressOf,
     vocabulary: () => policy.current.vocabulary,
+    dpop,
+    tokenEndpointUrl: tokenEndpointUrl(settings.issuer),
   };
   await publicApp.register(async (scope) => {
     // The OAuth forms carry an id, a secret, a scope or a token: a few kilobytes, not a banking body.
@@ -125,7 +129,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     routes: () => policy.current,
     rateLimits: store,
     authenticators: {
-      bearer: new BearerAuthenticator(tokens, store),
+      bearer: new BearerAuthenticator(tokens, store, dpop),
       signature: new SignatureAuthenticator(store, settings, bodyBudget),
     },
     onAllowed: ({ principal, request }) => {

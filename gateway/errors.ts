@@ -12,6 +12,8 @@ export interface ErrorEntry {
   readonly message: string;
   /** What the client should do about it, for docs/errors.md: one or two short sentences. */
   readonly action: string;
+  /** A second status the code is answered with where a standard says so (RFC 9449: 400 at the token endpoint). */
+  readonly tokenEndpointStatus?: number;
 }
 
 /** auth_error and its RFC 6749 name invalid_client: one failure, two spellings. */
@@ -64,6 +66,13 @@ export const ERRORS = {
     status: 401,
     message: 'The access token is missing, malformed, expired or revoked.',
     action: 'Get a new access token at POST /v1/oauth/token and send it as Authorization: Bearer; retry once with the new token.',
+  },
+  invalid_dpop_proof: {
+    status: 401,
+    tokenEndpointStatus: 400,
+    message: 'The DPoP proof is missing or not valid for this request.',
+    action:
+      'Send one DPoP header with a fresh proof (RFC 9449) signed by the key the token is bound to, for this method and URL, with ath of the token; at the token endpoint, without ath.',
   },
   insufficient_scope: {
     status: 403,
@@ -339,12 +348,13 @@ export class GatewayError extends Error {
   constructor(
     code: ErrorCode,
     message?: string,
-    options: { headers?: Record<string, string>; field?: string; details?: Record<string, string>; cause?: unknown } = {},
+    options: { headers?: Record<string, string>; field?: string; details?: Record<string, string>; cause?: unknown; atTokenEndpoint?: boolean } = {},
   ) {
     super(message ?? ERRORS[code].message, { cause: options.cause });
     this.name = 'GatewayError';
     this.code = code;
-    this.status = ERRORS[code].status;
+    const entry: ErrorEntry = ERRORS[code];
+    this.status = (options.atTokenEndpoint ? entry.tokenEndpointStatus : undefined) ?? entry.status;
     this.headers = options.headers ?? {};
     this.field = options.field;
     this.details = options.details ?? {};

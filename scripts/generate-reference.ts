@@ -4,7 +4,7 @@
 // differ from what this renders.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ERRORS } from '../gateway/errors.js';
+import { ERRORS, type ErrorEntry } from '../gateway/errors.js';
 import { renderConfigFile, renderSettingsTable } from '../gateway/config/setting-reference.js';
 
 export const REFERENCE_FILES = { errors: 'docs/errors.md', settings: 'docs/settings.md', config: 'config/gateway.yaml' } as const;
@@ -14,7 +14,10 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const code = (text: string) => `\`${text}\``;
 
 export function renderErrors(): string {
-  const rows = Object.entries(ERRORS).map(([name, entry]) => `| ${code(name)} | ${entry.status} | ${cell(entry.message)} | ${cell(entry.action)} |`);
+  const rows = Object.entries(ERRORS).map(([name, entry]: [string, ErrorEntry]) => {
+    const meaning = entry.tokenEndpointStatus === undefined ? entry.message : `${entry.message} At the token endpoint: ${entry.tokenEndpointStatus}.`;
+    return `| ${code(name)} | ${entry.status} | ${cell(meaning)} | ${cell(entry.action)} |`;
+  });
   return [
     '# Error codes',
     '',

@@ -46,6 +46,7 @@ export function publicClient(client: ClientRecord): ClientView {
     resource_server: client.resourceServer === true,
     token_endpoint_auth_method: client.tokenEndpointAuthMethod,
     jwks: client.tokenEndpointAuthMethod === 'private_key_jwt' ? { keys: client.jwks.map((key) => ({ ...key.jwk })) } : null,
+    dpop_bound_access_tokens: client.dpopBoundAccessTokens,
     created_at: client.createdAt,
   };
 }
@@ -92,6 +93,7 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         secretHash: secret === undefined ? null : await hasher.hashForStorage(secret),
         tokenEndpointAuthMethod: method,
         jwks,
+        dpopBoundAccessTokens: body.dpop_bound_access_tokens ?? false,
         createdAt,
       };
       if (!(await store.createClient(client))) throw new GatewayError('internal_error', 'client id collision; try again');
@@ -102,6 +104,7 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         scopes: client.scopes,
         resource_server: client.resourceServer ?? false,
         token_endpoint_auth_method: method,
+        dpop_bound_access_tokens: client.dpopBoundAccessTokens,
         kids: jwks.map((key) => key.kid),
         by: actorOf(request),
       });

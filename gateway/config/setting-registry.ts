@@ -279,6 +279,27 @@ export const SETTINGS = {
     default: ['EdDSA', 'ES256', 'PS256'],
     description: 'Algorithms a private_key_jwt client assertion may be signed with (EdDSA also allows its label Ed25519); the key registered decides which one fits.',
   }),
+  dpopAlgorithms: setting({
+    key: 'dpop_algorithms',
+    env: 'GATEWAY_DPOP_ALGORITHMS',
+    kind: list(
+      (alg) =>
+        (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)
+          ? (alg as ClientAssertionAlgorithm)
+          : refuse(`${JSON.stringify(alg)} is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`),
+      `a list of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+      { empty: 'must name at least one algorithm' },
+    ),
+    default: ['EdDSA', 'ES256', 'PS256'],
+    description: 'Algorithms a DPoP proof (RFC 9449) may be signed with (EdDSA also allows its label Ed25519); its jwk must fit the one used.',
+  }),
+  dpopProofMaxAgeSeconds: setting({
+    key: 'dpop_proof_max_age_seconds',
+    env: 'GATEWAY_DPOP_PROOF_MAX_AGE_SECONDS',
+    kind: integer(5, 300),
+    default: 60,
+    description: "How old a DPoP proof may be by its iat; its jti is remembered that long (and a minute more) on every instance.",
+  }),
   oauthErrorStyle: setting({
     key: 'oauth_error_style',
     env: 'GATEWAY_OAUTH_ERROR_STYLE',

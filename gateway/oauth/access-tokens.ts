@@ -17,6 +17,8 @@ export interface AccessTokenClaims extends JWTPayload {
   exp: number;
   iat: number;
   account_id?: string;
+  /** RFC 9449 6.1: the thumbprint of the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 
 /** A token whose signature and claims verified, and the kid of the key that signed it. */
@@ -55,7 +57,8 @@ export class AccessTokens {
     return this.settings.tokenTtlSeconds;
   }
 
-  async issue(client: { clientId: string; accountId: string | null }, scopes: readonly string[]): Promise<IssuedToken> {
+  /** `jkt`: the thumbprint of the DPoP key the token is bound to (cnf.jkt); undefined for a Bearer token. */
+  async issue(client: { clientId: string; accountId: string | null }, scopes: readonly string[], jkt?: string): Promise<IssuedToken> {
     const key = this.keys.signingKey();
     const iat = Math.floor(Date.now() / 1000);
     const claims: AccessTokenClaims = {
@@ -68,6 +71,7 @@ export class AccessTokens {
       exp: iat + this.settings.tokenTtlSeconds,
       jti: randomUUID(),
       ...(client.accountId ? { account_id: client.accountId } : {}),
+      ...(jkt === undefined ? {} : { cnf: { jkt } }),
     };
     const token = signCompactJws({ alg: key.alg, kid: key.kid, typ: 'at+jwt' }, claims, key.signingKey);
     return { token, claims };
@@ -103,6 +107,9 @@ export class AccessTokens {
       if (typeof payload.client_id !== 'string' || typeof payload.scope !== 'string' || typeof payload.jti !== 'string') {
         throw new TokenVerificationError('claims have the wrong types');
       }
+      const cnf = payload.cnf as { jkt?: unknown } | undefined;
+      if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string'))
+        throw new TokenVerificationError('cnf is not a key binding');
       // keyFor found a key by this kid: it is present.
       const kid = protectedHeader.kid!;
       this.verified.set(token, kid, payload as AccessTokenClaims);

@@ -11,6 +11,7 @@ import type { FailureThrottle } from '../http/failure-throttle.js';
 import { isUuid } from '../uuid.js';
 import { assertionSignedByClient } from './assertion-signature.js';
 import { AssertionRefused, CLIENT_ASSERTION_TYPE, claimedClientId, headerAlgorithms, parseClientAssertion, type ParsedAssertion } from './client-assertion.js';
+import { tokenEndpointUrl } from './discovery.js';
 
 const MAX_CLIENT_ID_LENGTH = 128;
 
@@ -123,7 +124,7 @@ export class ClientAuthenticator {
     private readonly nowMs: () => number = Date.now,
   ) {
     this.assertionAlgorithms = headerAlgorithms(assertions.algorithms);
-    this.audiences = [assertions.issuer, `${assertions.issuer}/v1/oauth/token`];
+    this.audiences = [assertions.issuer, tokenEndpointUrl(assertions.issuer)];
   }
 
   /** The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a failure. */

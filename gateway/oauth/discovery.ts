@@ -9,10 +9,15 @@ import type { SigningKeys } from './signing-keys.js';
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'];
 
+/** The token endpoint's URL as the metadata publishes it (and a DPoP proof's htu names). */
+export function tokenEndpointUrl(issuer: string): string {
+  return `${issuer}/v1/oauth/token`;
+}
+
 /** `vocabulary`: the policy's, in force now; scopes_supported lists its scopes. */
 export function registerDiscovery(
   app: FastifyInstance,
-  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms' | 'clientAssertionAlgorithms'>,
+  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms' | 'clientAssertionAlgorithms' | 'dpopAlgorithms'>,
   keys: SigningKeys,
   vocabulary: () => Vocabulary,
 ): void {
@@ -24,7 +29,7 @@ export function registerDiscovery(
 
   const metadata = {
     issuer: settings.issuer,
-    token_endpoint: `${settings.issuer}/v1/oauth/token`,
+    token_endpoint: tokenEndpointUrl(settings.issuer),
     jwks_uri: `${settings.issuer}/.well-known/jwks.json`,
     revocation_endpoint: `${settings.issuer}/v1/oauth/revoke`,
     introspection_endpoint: `${settings.issuer}/v1/oauth/introspect`,
@@ -33,6 +38,7 @@ export function registerDiscovery(
     // The three endpoints authenticate clients alike (client-authentication.ts).
     token_endpoint_auth_methods_supported: AUTH_METHODS,
     token_endpoint_auth_signing_alg_values_supported: headerAlgorithms(settings.clientAssertionAlgorithms),
+    dpop_signing_alg_values_supported: headerAlgorithms(settings.dpopAlgorithms),
     revocation_endpoint_auth_methods_supported: AUTH_METHODS,
     introspection_endpoint_auth_methods_supported: AUTH_METHODS,
     access_token_signing_alg_values_supported: [...settings.jwtAllowedAlgorithms],

@@ -63,13 +63,15 @@ export const TOKEN_RESPONSES = {
   200: Type.Object(
     {
       access_token: Type.String({ description: 'RFC 9068 JWT (typ at+jwt).' }),
-      token_type: Type.Literal('Bearer'),
+      token_type: Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')], {
+        description: 'DPoP when the request carried a DPoP proof: the token is bound to its key (cnf.jkt) and is sent as Authorization: DPoP with a proof.',
+      }),
       expires_in: Type.Integer({ description: 'Seconds.', examples: [86400] }),
       scope: Type.String({ examples: ['sales products'] }),
     },
     { description: 'Token issued. Cache-Control: no-store.' },
   ),
-  400: oauthError('invalid_request, unsupported_grant_type or invalid_scope.'),
+  400: oauthError('invalid_request, unsupported_grant_type, invalid_scope or invalid_dpop_proof.'),
   401: oauthError(CLIENT_AUTH_401),
   429: oauthError('too_many_requests: repeated failures; see Retry-After.'),
 };
@@ -94,7 +96,7 @@ export const INTROSPECT_RESPONSES = {
       active: Type.Boolean(),
       scope: Type.Optional(Type.String()),
       client_id: Type.Optional(Type.String()),
-      token_type: Type.Optional(Type.Literal('Bearer')),
+      token_type: Type.Optional(Type.Union([Type.Literal('Bearer'), Type.Literal('DPoP')])),
       exp: Type.Optional(Type.Integer()),
       iat: Type.Optional(Type.Integer()),
       sub: Type.Optional(Type.String()),
@@ -102,6 +104,7 @@ export const INTROSPECT_RESPONSES = {
       iss: Type.Optional(Type.String()),
       jti: Type.Optional(Type.String()),
       account_id: Type.Optional(Type.String()),
+      cnf: Type.Optional(Type.Object({ jkt: Type.String() }, { description: 'RFC 9449 6.2: the key a DPoP-bound token is bound to.' })),
     },
     { description: '{"active": true, ...claims} or {"active": false}.' },
   ),
@@ -135,6 +138,7 @@ export const METADATA_RESPONSES = {
       token_endpoint_auth_signing_alg_values_supported: Type.Array(Type.String(), {
         description: 'What a private_key_jwt client assertion may be signed with (client_assertion_algorithms).',
       }),
+      dpop_signing_alg_values_supported: Type.Array(Type.String(), { description: 'What a DPoP proof may be signed with (dpop_algorithms, RFC 9449 5.1).' }),
       revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
       introspection_endpoint_auth_methods_supported: Type.Array(Type.String()),
       scopes_supported: Type.Array(Type.String(), { description: 'The scopes the policy declares.' }),

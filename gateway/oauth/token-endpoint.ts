@@ -8,6 +8,7 @@ import type { Vocabulary } from '../policy/vocabulary.js';
 import type { ClientRecord } from '../store/types.js';
 import type { AccessTokens } from './access-tokens.js';
 import { clientCredentialsOf, formFields, type ClientAuthenticator, type FormFields } from './client-authentication.js';
+import type { DpopProofs } from './dpop.js';
 import { CLIENT_SECURITY, FORM, TOKEN_RESPONSES, TokenFormSchema } from './endpoint-schemas.js';
 
 export interface OAuthDependencies {
@@ -18,6 +19,9 @@ export interface OAuthDependencies {
   addressOf: (request: FastifyRequest) => Address | undefined;
   /** The policy's, in force now: a token carries only scopes it declares (a reload may have removed some a client holds). */
   vocabulary: () => Vocabulary;
+  dpop: DpopProofs;
+  /** The token endpoint's URL as the metadata publishes it: what a DPoP proof's htu must be. */
+  tokenEndpointUrl: string;
 }
 
 function checkGrantType(fields: FormFields): void {
@@ -56,10 +60,19 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     const fields = formFields(request);
     const credentials = clientCredentialsOf(request, fields);
     checkGrantType(fields);
+    // A DPoP proof is checked before the client is (no store work for a bad one), used after.
+    const proof = deps.dpop.proofOf(request.headers, true);
+    const checkedProof =
+      proof === undefined ? undefined : deps.dpop.check(proof, { method: request.raw.method ?? request.method, url: deps.tokenEndpointUrl }, undefined, true);
     const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
+    if (client.dpopBoundAccessTokens && checkedProof === undefined) {
+      throw deps.dpop.refusal('this client must send a DPoP proof with each token request (dpop_bound_access_tokens)', true);
+    }
     const scopes = grantedScopes(fields, client, deps.vocabulary());
-    const { token } = await deps.tokens.issue(client, scopes);
+    if (checkedProof !== undefined) await deps.dpop.consume(client.clientId, checkedProof, true);
+    const { token } = await deps.tokens.issue(client, scopes, checkedProof?.jkt);
     deps.metrics.tokensIssued.inc();
-    return { access_token: token, token_type: 'Bearer', expires_in: deps.tokens.lifetimeSeconds, scope: scopes.join(' ') };
+    const tokenType = checkedProof === undefined ? 'Bearer' : 'DPoP';
+    return { access_token: token, token_type: tokenType, expires_in: deps.tokens.lifetimeSeconds, scope: scopes.join(' ') };
   });
 }

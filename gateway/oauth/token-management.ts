@@ -68,7 +68,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
       active: true,
       scope: claims.scope,
       client_id: claims.client_id,
-      token_type: 'Bearer',
+      token_type: claims.cnf ? 'DPoP' : 'Bearer',
       exp: claims.exp,
       iat: claims.iat,
       sub: claims.sub,
@@ -76,6 +76,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
       iss: claims.iss,
       jti: claims.jti,
       ...(claims.account_id ? { account_id: claims.account_id } : {}),
+      ...(claims.cnf ? { cnf: { jkt: claims.cnf.jkt } } : {}),
     };
   });
 }

@@ -15,13 +15,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Allowed, ResponseFields } from './verdict.js';
 
 /** The credentials the gateway consumes: never forwarded, removed by every edge configuration too. */
-export const CONSUMED_CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-access-id', 'signature', 'signature-input'] as const;
+export const CONSUMED_CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'dpop', 'x-access-id', 'signature', 'signature-input'] as const;
 
 /** The headers a decision vouches for (sent upstream by the proxy, answered by a decision for the edge to copy). */
 export const IDENTITY_HEADERS = [
   'x-gateway-client-id',
   'x-gateway-scopes',
   'x-gateway-account-id',
+  'x-gateway-dpop-jkt',
   'x-gateway-service-account-id',
   'x-gateway-permissions',
   'x-gateway-digest',

@@ -6,6 +6,8 @@ export interface ClientPrincipal {
   readonly clientId: string;
   readonly accountId: string | null;
   readonly scopes: readonly string[];
+  /** The thumbprint of the key a DPoP-bound token is bound to, proven by this request's proof. */
+  readonly jkt?: string;
 }
 
 export interface ServiceAccountPrincipal {

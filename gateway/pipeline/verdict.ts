@@ -40,6 +40,7 @@ export function identityHeaders(request: IdentifiedRequest, principal: Principal
     headers['x-gateway-client-id'] = principal.clientId;
     headers['x-gateway-scopes'] = principal.scopes.join(' ');
     if (principal.accountId) headers['x-gateway-account-id'] = principal.accountId;
+    if (principal.jkt) headers['x-gateway-dpop-jkt'] = principal.jkt;
   } else {
     headers['x-gateway-service-account-id'] = principal.account.id;
     headers['x-gateway-permissions'] = principal.account.permissions.join(' ');

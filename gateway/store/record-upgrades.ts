@@ -7,11 +7,12 @@ import type { StoredKey, StoredKeySet, WithdrawnKey } from './signing-key-set-re
 import type { ClientRecord, ServiceAccountKey, ServiceAccountRecord } from './types.js';
 
 /**
- * A client as stored before `resourceServer` (absent: not a resource server) or
- * `tokenEndpointAuthMethod` and `jwks` existed (absent: a secret client, Basic or form alike, no keys).
+ * A client as stored before `resourceServer` (absent: not a resource server), `tokenEndpointAuthMethod`
+ * and `jwks` (absent: a secret client, Basic or form alike, no keys) or `dpopBoundAccessTokens`
+ * (absent: a DPoP proof is optional) existed.
  */
-export type StoredClient = Omit<ClientRecord, 'resourceServer' | 'tokenEndpointAuthMethod' | 'jwks'> &
-  Partial<Pick<ClientRecord, 'resourceServer' | 'tokenEndpointAuthMethod' | 'jwks'>>;
+type AddedClientFields = 'resourceServer' | 'tokenEndpointAuthMethod' | 'jwks' | 'dpopBoundAccessTokens';
+export type StoredClient = Omit<ClientRecord, AddedClientFields> & Partial<Pick<ClientRecord, AddedClientFields>>;
 
 /** The top-level key of a service account, and when it was made: what an absent key list meant. */
 type AccountKeyFields = Pick<ServiceAccountRecord, 'publicKey' | 'publicKeyBytes' | 'fingerprint' | 'createdAt'>;
@@ -46,9 +47,16 @@ export function isCurrentKeySet(value: unknown): value is StoredKeySet {
 }
 
 export function upgradeClient(stored: StoredClient): ClientRecord {
-  const { resourceServer, tokenEndpointAuthMethod, jwks } = stored;
-  if (resourceServer !== undefined && tokenEndpointAuthMethod !== undefined && jwks !== undefined) return stored as ClientRecord;
-  return { ...stored, resourceServer: resourceServer ?? false, tokenEndpointAuthMethod: tokenEndpointAuthMethod ?? 'client_secret_basic', jwks: jwks ?? [] };
+  const { resourceServer, tokenEndpointAuthMethod, jwks, dpopBoundAccessTokens } = stored;
+  if (resourceServer !== undefined && tokenEndpointAuthMethod !== undefined && jwks !== undefined && dpopBoundAccessTokens !== undefined)
+    return stored as ClientRecord;
+  return {
+    ...stored,
+    resourceServer: resourceServer ?? false,
+    tokenEndpointAuthMethod: tokenEndpointAuthMethod ?? 'client_secret_basic',
+    jwks: jwks ?? [],
+    dpopBoundAccessTokens: dpopBoundAccessTokens ?? false,
+  };
 }
 
 export function upgradeServiceAccount<T extends AccountFields>(stored: StoredAccount<T>): T {

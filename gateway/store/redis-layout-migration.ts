@@ -23,16 +23,18 @@
 // first key set's previous key as rotated out), each by compare-and-set, so that concurrent
 // migrations and changes lose nothing and readers need no fallback. It runs on a Cluster too.
 //
-// Version 4: the same upgrade once more, for the fields added since (a client's
-// tokenEndpointAuthMethod and jwks: a secret client without keys). A store at version 3 runs only it.
+// Versions 4 and 5: the same upgrade once more, for the fields added since (4: a client's
+// tokenEndpointAuthMethod and jwks, a secret client without keys; 5: its dpopBoundAccessTokens,
+// false). A store at version 3 or 4 runs only it.
 import { Cluster } from 'ioredis';
 import { scanTargets, type RedisClient } from './redis-connection.js';
 import { globEscape, type RedisKeys } from './redis-keys.js';
 import { upgradeStoredRecords, type UpgradeCounts } from './redis-record-upgrade.js';
 
-const LAYOUT_VERSION = '4';
-/** Every record upgraded to the shapes of version 3 (the move done). */
+const LAYOUT_VERSION = '5';
+/** Every record upgraded to the shapes of version 3 or 4 (the move done). */
 const RECORDS_V3 = '3';
+const RECORDS_V4 = '4';
 /** Recorded once the first layout has moved (version 2 done). */
 const CLUSTER_LAYOUT = '2';
 
@@ -101,7 +103,7 @@ export async function migrateLayout(redis: RedisClient, keys: RedisKeys): Promis
   const [version, until] = await Promise.all([redis.get(keys.layoutVersion), redis.get(keys.legacyRevocationsUntil)]);
   const inClusterLayout = { moved: { clients: 0, serviceAccounts: 0, nonces: 0, failureCounters: 0 }, legacyRevocationsUntil: Number(until ?? 0) };
   if (version === LAYOUT_VERSION) return { ...inClusterLayout, upgraded: { clients: 0, serviceAccounts: 0, signingKeySets: 0 } };
-  const first = version === CLUSTER_LAYOUT || version === RECORDS_V3 ? inClusterLayout : await moveFirstLayout(redis, keys);
+  const first = version === CLUSTER_LAYOUT || version === RECORDS_V3 || version === RECORDS_V4 ? inClusterLayout : await moveFirstLayout(redis, keys);
   const upgraded = await upgradeStoredRecords(redis, keys);
   await redis.set(keys.layoutVersion, LAYOUT_VERSION);
   return { ...first, upgraded };

@@ -25,6 +25,7 @@ t.test('create: 201 with the secret, once', async (t) => {
     'client_id',
     'client_secret',
     'created_at',
+    'dpop_bound_access_tokens',
     'jwks',
     'name',
     'resource_server',
@@ -36,6 +37,7 @@ t.test('create: 201 with the secret, once', async (t) => {
   t.same(created.scopes, ['sales', 'stats']);
   t.equal(created.account_id, 'acct-1');
   t.equal(created.resource_server, false, 'not a resource server by default');
+  t.equal(created.dpop_bound_access_tokens, false, 'a DPoP proof optional by default');
   t.ok(Buffer.from(created.client_secret as string, 'base64url').length >= 32, 'the secret carries at least 256 bits');
   t.ok(!Number.isNaN(Date.parse(created.created_at as string)));
 
@@ -47,6 +49,7 @@ t.test('create: 201 with the secret, once', async (t) => {
     resource_server: false,
     token_endpoint_auth_method: 'client_secret_basic',
     jwks: null,
+    dpop_bound_access_tokens: false,
     created_at: created.created_at,
   };
   const list = await admin(tg, 'GET', '/admin/v1/clients');

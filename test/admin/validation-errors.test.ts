@@ -32,17 +32,26 @@ t.test('client bodies: each schema rule names the field', async (t) => {
     [{ ...good, scopes: [true] }, 'scopes', `true is not one of: ${SCOPES}`],
     [{ ...good, scopes: {} }, 'scopes', `must be a non-empty list drawn from: ${SCOPES}`],
     [{ ...good, resource_server: 'true' }, 'resource_server', 'must be true or false'],
+    [{ ...good, dpop_bound_access_tokens: 'yes' }, 'dpop_bound_access_tokens', 'must be true or false'],
     [
       { ...good, account_id: 'a\u00e7' },
       'account_id',
       'may contain only visible ASCII characters and inner spaces (no line breaks, control or non-ASCII characters, no leading or trailing space): it is sent upstream as the x-gateway-account-id header',
     ],
-    [{ ...good, secret_hash: 'x' }, 'secret_hash', 'is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks)'],
-    [{ ...good, ['a/b~c']: 1 }, 'a/b~c', 'is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks)'],
+    [
+      { ...good, secret_hash: 'x' },
+      'secret_hash',
+      'is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks, dpop_bound_access_tokens)',
+    ],
+    [
+      { ...good, ['a/b~c']: 1 },
+      'a/b~c',
+      'is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks, dpop_bound_access_tokens)',
+    ],
     [
       { ...good, ['']: 1 },
       'body',
-      'has a field with an empty name, which is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks)',
+      'has a field with an empty name, which is not a known field (known: name, scopes, account_id, resource_server, token_endpoint_auth_method, jwks, dpop_bound_access_tokens)',
     ],
   ];
   for (const [payload, field, message] of cases) await refused(t, tg, 'POST', '/admin/v1/clients', payload, field, message);

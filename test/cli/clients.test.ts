@@ -21,6 +21,16 @@ t.test('gatewayctl creates, lists and deletes OAuth clients and rotates keys', a
   t.match(server.stdout, /^resource_server: yes \(may introspect tokens\)$/m);
   const serverId = /^client_id:\s+(\S+)$/m.exec(server.stdout)![1]!;
 
+  const bound = await runCli(['clients', 'create', '--name', 'bound', '--scopes', 'sales', '--dpop-bound'], env);
+  t.equal(bound.code, 0, bound.stderr);
+  t.match(bound.stdout, /^dpop_bound:\s+yes \(each token request must carry a DPoP proof\)$/m);
+  const boundId = /^client_id:\s+(\S+)$/m.exec(bound.stdout)![1]!;
+  const boundSecret = /^client_secret:\s+(\S+)$/m.exec(bound.stdout)![1]!;
+  const withoutProof = await tokenRequest(tg, { client_id: boundId, client_secret: boundSecret });
+  t.equal(withoutProof.statusCode, 400, 'a --dpop-bound client gets no token without a DPoP proof');
+  t.equal(withoutProof.json<{ error: string }>().error, 'invalid_dpop_proof');
+  t.notMatch(server.stdout, /dpop_bound/, 'an unbound client shows no such line');
+
   const listed = await runCli(['clients', 'list'], env);
   t.equal(listed.code, 0);
   t.match(listed.stdout, /CLIENT_ID\s+NAME\s+SCOPES\s+RESOURCE_SERVER\s+CREATED/);

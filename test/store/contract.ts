@@ -34,6 +34,7 @@ export function clientRecord(overrides: Partial<ClientRecord> = {}): ClientRecor
     // Last: where the upgrade of an older record adds them, so that both write the same JSON.
     tokenEndpointAuthMethod: 'client_secret_basic',
     jwks: [],
+    dpopBoundAccessTokens: false,
     ...overrides,
   };
 }

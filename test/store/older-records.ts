@@ -9,13 +9,19 @@ export const KEY_SET_META = 'jwt-signing-keys';
 
 /** A client as stored before `resourceServer`, `tokenEndpointAuthMethod` and `jwks` existed (a secret client). */
 export function olderClientJson(client: ClientRecord): string {
-  const { resourceServer: _r, tokenEndpointAuthMethod: _m, jwks: _k, ...older } = client;
+  const { resourceServer: _r, tokenEndpointAuthMethod: _m, jwks: _k, dpopBoundAccessTokens: _d, ...older } = client;
   return JSON.stringify(older);
 }
 
 /** A client as layout version 3 stored it: before `tokenEndpointAuthMethod` and `jwks` existed. */
 export function version3ClientJson(client: ClientRecord): string {
-  const { tokenEndpointAuthMethod: _m, jwks: _k, ...older } = client;
+  const { tokenEndpointAuthMethod: _m, jwks: _k, dpopBoundAccessTokens: _d, ...older } = client;
+  return JSON.stringify(older);
+}
+
+/** A client as layout version 4 stored it: before `dpopBoundAccessTokens` existed. */
+export function version4ClientJson(client: ClientRecord): string {
+  const { dpopBoundAccessTokens: _d, ...older } = client;
   return JSON.stringify(older);
 }
 

@@ -52,12 +52,20 @@ export const clientRecords: fc.Arbitrary<ClientRecord> = fc
     ),
     authentication,
     fc.option(fc.record({ previousSecretHash: fc.stringMatching(/^[0-9a-f]{64}$/), previousSecretExpiresAt: instant }, PLAIN), { nil: undefined }),
+    fc.boolean(),
   )
-  .map(([client, auth, previous]) => ({ ...client, ...auth, ...(auth.secretHash === null ? {} : previous) }));
+  // The field added last stays last: where the upgrade of an older record adds it, so that both write the same JSON.
+  .map(([client, auth, previous, dpopBoundAccessTokens]) => ({ ...client, ...auth, ...(auth.secretHash === null ? {} : previous), dpopBoundAccessTokens }));
+
+/** A client as stored before `dpopBoundAccessTokens` existed (layout version 4), from a current one. */
+export function withoutDpopBinding(client: ClientRecord): StoredClient {
+  const { dpopBoundAccessTokens: _d, ...stored } = client;
+  return stored;
+}
 
 /** A client as stored before `resourceServer` existed, from a current one. */
 export function withoutResourceServer(client: ClientRecord): StoredClient {
-  const { resourceServer: _r, ...stored } = client;
+  const { resourceServer: _r, ...stored } = withoutDpopBinding(client);
   return stored;
 }
 
@@ -66,7 +74,7 @@ export function withoutResourceServer(client: ClientRecord): StoredClient {
  * secret then), from a current secret client; with or without `resourceServer`.
  */
 export function withoutAuthMethod(client: ClientRecord, keepResourceServer: boolean): StoredClient {
-  const { tokenEndpointAuthMethod: _m, jwks: _k, ...stored } = client;
+  const { tokenEndpointAuthMethod: _m, jwks: _k, ...stored } = withoutDpopBinding(client);
   return keepResourceServer ? stored : withoutResourceServer(stored as ClientRecord);
 }
 

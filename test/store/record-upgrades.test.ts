@@ -21,6 +21,7 @@ import {
   olderKeySets,
   serviceAccountRecords,
   withoutAuthMethod,
+  withoutDpopBinding,
   withoutResourceServer,
 } from './record-arbitraries.js';
 import { clientRecord, serviceAccountRecord } from './contract.js';
@@ -65,12 +66,27 @@ t.test('a record in an older shape reads as the older readers read it, and is cu
     t,
     fc.property(clientRecords, (client) => {
       const older = withoutResourceServer(client);
-      const { resourceServer, ...rest } = JSON.parse(upgradedJson('client', JSON.stringify(older))!) as ClientRecord;
+      const { resourceServer, dpopBoundAccessTokens, ...rest } = JSON.parse(upgradedJson('client', JSON.stringify(older))!) as ClientRecord;
       return (
         resourceServer === mayIntrospectAsBefore(older) &&
+        dpopBoundAccessTokens === false &&
         isDeepStrictEqual(rest, older) &&
-        isDeepStrictEqual(upgradeClient(older), { ...older, resourceServer }) &&
-        upgradedJson('client', JSON.stringify({ ...rest, resourceServer })) === null
+        isDeepStrictEqual(upgradeClient(older), { ...older, resourceServer, dpopBoundAccessTokens }) &&
+        upgradedJson('client', JSON.stringify({ ...rest, resourceServer, dpopBoundAccessTokens })) === null
+      );
+    }),
+    200,
+  );
+  holds(
+    t,
+    // A client stored before DPoP binding existed may send a proof, and need not.
+    fc.property(clientRecords, (client) => {
+      const older = withoutDpopBinding(client);
+      const upgraded = JSON.parse(upgradedJson('client', JSON.stringify(older))!) as ClientRecord;
+      return (
+        isDeepStrictEqual(upgraded, { ...older, dpopBoundAccessTokens: false }) &&
+        isDeepStrictEqual(upgradeClient(older), upgraded) &&
+        upgradedJson('client', JSON.stringify(upgraded)) === null
       );
     }),
     200,
@@ -84,10 +100,11 @@ t.test('a record in an older shape reads as the older readers read it, and is cu
       (client, keepResourceServer) => {
         const older = withoutAuthMethod(client, keepResourceServer);
         const upgraded = JSON.parse(upgradedJson('client', JSON.stringify(older))!) as ClientRecord;
-        const { tokenEndpointAuthMethod, jwks, resourceServer, ...rest } = upgraded;
+        const { tokenEndpointAuthMethod, jwks, resourceServer, dpopBoundAccessTokens, ...rest } = upgraded;
         const { resourceServer: _r, ...olderRest } = older;
         return (
           tokenEndpointAuthMethod === 'client_secret_basic' &&
+          dpopBoundAccessTokens === false &&
           isDeepStrictEqual(jwks, []) &&
           resourceServer === mayIntrospectAsBefore(older) &&
           isDeepStrictEqual(rest, olderRest) &&
@@ -158,13 +175,23 @@ t.test('stored text that is no record of the kind is left alone (null), and noth
 t.test('examples: each field an older version left out', async (t) => {
   const client = clientRecord({ resourceServer: true });
   const olderClient = withoutResourceServer(client);
-  t.same(upgradeClient(olderClient), { ...olderClient, resourceServer: false }, 'a client stored before resourceServer is no resource server');
+  t.same(
+    upgradeClient(olderClient),
+    { ...olderClient, resourceServer: false, dpopBoundAccessTokens: false },
+    'a client stored before resourceServer is no resource server',
+  );
   t.equal(upgradeClient(client), client);
-  const { tokenEndpointAuthMethod: _m, jwks: _j, ...beforeKeys } = client;
+  const { tokenEndpointAuthMethod: _m, jwks: _j, dpopBoundAccessTokens: _d, ...beforeKeys } = client;
   t.same(
     upgradeClient(beforeKeys),
-    { ...beforeKeys, tokenEndpointAuthMethod: 'client_secret_basic', jwks: [] },
+    { ...beforeKeys, tokenEndpointAuthMethod: 'client_secret_basic', jwks: [], dpopBoundAccessTokens: false },
     'a client stored before tokenEndpointAuthMethod and jwks is a secret client without keys',
+  );
+  const { dpopBoundAccessTokens: _b, ...beforeBinding } = client;
+  t.same(
+    upgradeClient(beforeBinding),
+    { ...beforeBinding, dpopBoundAccessTokens: false },
+    'a client stored before dpopBoundAccessTokens may send a DPoP proof, and need not',
   );
 
   const account = serviceAccountRecord({ createdAt: '2025-05-05T05:05:05.000Z' });

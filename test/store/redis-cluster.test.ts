@@ -164,7 +164,7 @@ t.test('a Cluster holding version-2 data: records in older shapes are upgraded o
   t.teardown(() => store.close());
   await store.connect();
   t.same(store.migration?.upgraded, { clients: 30, serviceAccounts: 30, signingKeySets: 1 });
-  t.equal(await raw.get(`${prefix}layout:version`), '4');
+  t.equal(await raw.get(`${prefix}layout:version`), '5');
   // As the older readers read them: no resource server, no expiry, the top-level key the only one.
   for (const c of clients) t.same(await store.getClient(c.clientId), c);
   for (const a of accounts) t.same(await store.getServiceAccount(a.id), a);

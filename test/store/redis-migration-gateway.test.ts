@@ -51,7 +51,7 @@ t.test('records stored before layout 3 serve as they did once a start migrated t
   t.notOk('resourceServer' in JSON.parse((await redis.get(keys.client(plain.client_id)))!), 'stored without resourceServer');
 
   const second = await startTestGateway(t, { redisPrefix: prefix });
-  t.equal(await redis.get(keys.layoutVersion), '4', 'the start migrated the store before serving');
+  t.equal(await redis.get(keys.layoutVersion), '5', 'the start migrated the store before serving');
 
   // The client: no resource server, as before.
   const shownClient = await adminInject(second, { method: 'GET', url: `/admin/v1/clients/${plain.client_id}` });

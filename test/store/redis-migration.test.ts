@@ -16,7 +16,7 @@ import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import type { ClientRecord, ServiceAccountRecord } from '../../gateway/store/types.js';
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js';
 import { clientRecord, serviceAccountRecord } from './contract.js';
-import { firstKeySetForm, KEY_SET_META, olderAccountJson, olderClientJson, storeOlderShapes, version3ClientJson } from './older-records.js';
+import { firstKeySetForm, KEY_SET_META, olderAccountJson, olderClientJson, storeOlderShapes, version3ClientJson, version4ClientJson } from './older-records.js';
 
 interface OldData {
   prefix: string;
@@ -116,7 +116,7 @@ t.test('a store opened on the first layout moves it, and serves everything from 
     .map((k) => k.slice(data.prefix.length))
     .filter((k) => !k.includes('{') && !k.startsWith('index:') && !k.startsWith('layout:'));
   t.same(left.sort(), ['meta:jwt-signing-keys', `revoked:${data.jti}`, 'session:s1'].sort(), 'no other key of the first layout is left');
-  t.equal(await redis.get(`${data.prefix}layout:version`), '4');
+  t.equal(await redis.get(`${data.prefix}layout:version`), '5');
 
   const again = open();
   await again.connect();
@@ -225,7 +225,7 @@ t.test('a version-2 store: records in older shapes are upgraded once and read as
   const store = open();
   await store.connect();
   t.same(store.migration, { moved: NO_MOVES, upgraded: { clients: 3, serviceAccounts: 3, signingKeySets: 1 }, legacyRevocationsUntil: 0 });
-  t.equal(await redis.get(keys.layoutVersion), '4', 'the version is recorded once every record is current');
+  t.equal(await redis.get(keys.layoutVersion), '5', 'the version is recorded once every record is current');
   t.equal(await stillOlder(redis, keys, clients, accounts), 0);
 
   // clientRecord() and serviceAccountRecord() make records as the older readers read these: no
@@ -269,7 +269,7 @@ t.test('a version-3 store: clients stored before tokenEndpointAuthMethod and jwk
   const store = on.open();
   await store.connect();
   t.same(store.migration, { moved: NO_MOVES, upgraded: { clients: 2, serviceAccounts: 0, signingKeySets: 0 }, legacyRevocationsUntil: 0 });
-  t.equal(await on.redis.get(on.keys.layoutVersion), '4');
+  t.equal(await on.redis.get(on.keys.layoutVersion), '5');
   for (const c of clients) {
     t.same(await store.getClient(c.clientId), { ...c, tokenEndpointAuthMethod: 'client_secret_basic', jwks: [] });
     t.equal(await on.redis.get(on.keys.client(c.clientId)), JSON.stringify(c), 'stored as a current store writes it');
@@ -279,6 +279,25 @@ t.test('a version-3 store: clients stored before tokenEndpointAuthMethod and jwk
   t.same(again.migration, { moved: NO_MOVES, upgraded: NO_UPGRADES, legacyRevocationsUntil: 0 }, 'a second start upgrades nothing');
 });
 
+t.test('a version-4 store: clients stored before dpopBoundAccessTokens are upgraded once, a proof optional', async (t) => {
+  const on = onPrefix(t, 'upgrade-v4');
+  const clients = [clientRecord(), clientRecord({ tokenEndpointAuthMethod: 'client_secret_post' })];
+  const writer = on.open();
+  await writer.connect();
+  for (const c of clients) t.equal(await writer.createClient(c), true);
+  for (const c of clients) await on.redis.set(on.keys.client(c.clientId), version4ClientJson(c));
+  await on.redis.set(on.keys.layoutVersion, '4');
+
+  const store = on.open();
+  await store.connect();
+  t.same(store.migration, { moved: NO_MOVES, upgraded: { clients: 2, serviceAccounts: 0, signingKeySets: 0 }, legacyRevocationsUntil: 0 });
+  t.equal(await on.redis.get(on.keys.layoutVersion), '5');
+  for (const c of clients) {
+    t.same(await store.getClient(c.clientId), { ...c, dpopBoundAccessTokens: false });
+    t.equal(await on.redis.get(on.keys.client(c.clientId)), JSON.stringify(c), 'stored as a current store writes it');
+  }
+});
+
 t.test('a store of the first layout with records in older shapes goes through versions 2 and 3 in one start', async (t) => {
   const { redis, data, open } = await setup(t, 3, 'older');
   await redis.set(`${data.prefix}meta:${KEY_SET_META}`, JSON.stringify(firstKeySetForm(UPGRADED_KEY_SET)));
@@ -286,7 +305,7 @@ t.test('a store of the first layout with records in older shapes goes through ve
   await store.connect();
   t.same(store.migration?.moved, { clients: 3, serviceAccounts: 3, nonces: 1, failureCounters: 1 });
   t.same(store.migration?.upgraded, { clients: 3, serviceAccounts: 3, signingKeySets: 1 });
-  t.equal(await redis.get(`${data.prefix}layout:version`), '4');
+  t.equal(await redis.get(`${data.prefix}layout:version`), '5');
   const used = { ...data.accounts[0]!, lastUsedAt: '2026-01-02T00:00:00.000Z', lastUsedIp: '10.9.9.9' };
   t.same(await store.getServiceAccount(used.id), used, 'moved with its usage, and upgraded');
   for (const a of data.accounts.slice(1)) t.same(await store.findServiceAccountByAccessId(a.accessId), a);
@@ -301,7 +320,7 @@ t.test('several instances migrating at once upgrade each record exactly once', a
   t.same(sumOf(stores.map((s) => s.migration!.upgraded)), { clients: 40, serviceAccounts: 40, signingKeySets: 1 });
   t.equal(await stillOlder(redis, keys, clients, accounts), 0);
   for (const a of accounts) t.same(await stores[1]!.getServiceAccount(a.id), a);
-  t.equal(await redis.get(keys.layoutVersion), '4');
+  t.equal(await redis.get(keys.layoutVersion), '5');
 });
 
 /**
@@ -432,7 +451,7 @@ t.test('an interrupted upgrade leaves the version at 2, and the next start finis
   const u = store.migration!.upgraded;
   t.equal(u.clients + u.serviceAccounts + u.signingKeySets, left, 'the next start upgrades what was left, and only that');
   t.equal(await stillOlder(redis, keys, clients, accounts), 0);
-  t.equal(await redis.get(keys.layoutVersion), '4');
+  t.equal(await redis.get(keys.layoutVersion), '5');
 });
 
 t.test('a store at the current version: the check is one round trip of two GETs, nothing scanned or written', async (t) => {

@@ -62,6 +62,13 @@ export function clientInputSchema(scopes?: readonly string[]) {
         }),
       ),
       jwks: Type.Optional(JwksInputSchema),
+      dpop_bound_access_tokens: Type.Optional(
+        Type.Boolean({
+          default: false,
+          description: 'RFC 9449: every token request must carry a DPoP proof, so every token the client gets is bound to a key of its own.',
+          ...messages({ type: 'must be true or false' }),
+        }),
+      ),
     },
     { additionalProperties: false },
   );
@@ -80,6 +87,7 @@ export const ClientSchema = Type.Object({
   resource_server: Type.Boolean({ description: 'May introspect tokens.' }),
   token_endpoint_auth_method: Type.Enum([...CLIENT_AUTH_METHODS], { description: 'How the client authenticates (RFC 7591).' }),
   jwks: JwksSchema,
+  dpop_bound_access_tokens: Type.Boolean({ description: 'Every token request must carry a DPoP proof (RFC 9449).' }),
   created_at: Type.String({ format: 'date-time' }),
 });
 export type ClientView = Static<typeof ClientSchema>;

@@ -34,7 +34,7 @@ export const clientCommands: Command[] = [
     group: 'clients',
     name: 'create',
     summary: 'Create an OAuth client; prints its client_secret once.',
-    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--jwks-file FILE] [--json]',
+    usage: 'gatewayctl clients create --name NAME --scopes sales,products [--account-id ID] [--resource-server] [--jwks-file FILE] [--dpop-bound] [--json]',
     options: {
       name: { type: 'string', value: 'NAME', required: true, description: 'which application uses the client, e.g. "Storefront backend"' },
       scopes: {
@@ -49,6 +49,7 @@ export const clientCommands: Command[] = [
         value: 'FILE',
         description: 'a private_key_jwt client: a JSON file with its public keys, {"keys": [...]} (Ed25519, P-256 or RSA); it gets no secret',
       },
+      'dpop-bound': { type: 'boolean', description: 'every token request must carry a DPoP proof, so every token is bound to a key (RFC 9449)' },
       ...ADMIN_OPTIONS,
     },
     async run(values, _positionals, context) {
@@ -61,6 +62,7 @@ export const clientCommands: Command[] = [
         ...(values['account-id'] ? { account_id: values['account-id'] } : {}),
         resource_server: values['resource-server'] === true,
         ...keys,
+        ...(values['dpop-bound'] === true ? { dpop_bound_access_tokens: true } : {}),
       });
       if (values.json) return printJson(context, client);
       if (client.client_secret === undefined) {
@@ -73,6 +75,7 @@ export const clientCommands: Command[] = [
       printLine(context, `client_secret:   ${client.client_secret}`);
       printLine(context, `scopes:          ${client.scopes.join(' ')}`);
       printLine(context, `resource_server: ${client.resource_server ? 'yes (may introspect tokens)' : 'no'}`);
+      if (client.dpop_bound_access_tokens) printLine(context, 'dpop_bound:      yes (each token request must carry a DPoP proof)');
       printLine(context, 'The secret is shown only now: store it safely.');
     },
   },

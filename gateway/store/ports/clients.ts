@@ -31,6 +31,8 @@ export interface ClientRecord {
   tokenEndpointAuthMethod: ClientAuthMethod;
   /** The private_key_jwt client's public keys (at most two: rotation); empty for a secret client. */
   jwks: ClientKey[];
+  /** Must send a DPoP proof with each token request, so every token it gets is bound to a key (RFC 9449). */
+  dpopBoundAccessTokens: boolean;
   createdAt: string;
   /** May introspect tokens (RFC 7662 2.1). */
   resourceServer: boolean;
