@@ -1,6 +1,7 @@
 // @access-gateway/signing: sign requests for the access gateway's banking API (RFC 9421 HTTP Message
-// Signatures with Ed25519, RFC 9530 Content-Digest), with node:crypto only. See SIGNING.md.
+// Signatures with Ed25519, RFC 9530 Content-Digest) and make DPoP proofs (RFC 9449), with node:crypto only. See SIGNING.md.
 export { contentDigest, DIGEST_ALGORITHMS, type DigestAlgorithm } from './content-digest.js';
+export { dpopProof, dpopThumbprint, type DpopProofOptions } from './dpop.js';
 export type {
   AnyDispatch,
   Dispatch,
