@@ -102,13 +102,14 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       hasher,
       new FailureThrottle(store, settings, 'oauth', 'failed attempts', 'count-failures'),
       settings.oauthErrorStyle,
-      { algorithms: settings.clientAssertionAlgorithms, issuer: settings.issuer },
+      { algorithms: settings.clientAssertionAlgorithms, issuer: settings.issuer, profile: settings.oauthProfile },
     ),
     tokens,
     metrics,
     addressOf,
     vocabulary: () => policy.current.vocabulary,
     dpop,
+    dpopRequired: settings.oauthProfile === 'fapi2',
     tokenEndpointUrl: tokenEndpointUrl(settings.issuer),
   };
   await publicApp.register(async (scope) => {

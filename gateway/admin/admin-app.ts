@@ -89,7 +89,7 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
     // A session cookie counts only with its CSRF token on changes (checked by the dashboard).
     api.addHook('onRequest', adminGuard(deps.settings.adminToken!, dashboard.sessionCheck));
     const vocabulary = () => deps.policy.current.vocabulary;
-    registerClientRoutes(api, deps.store, deps.hasher, vocabulary);
+    registerClientRoutes(api, deps.store, deps.hasher, vocabulary, deps.settings.oauthProfile);
     registerServiceAccountRoutes(api, deps.store, vocabulary);
     registerSigningKeyRoutes(api, deps.keys);
     registerStoreRoutes(api, deps.store);

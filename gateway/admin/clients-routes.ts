@@ -5,11 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { GatewayError } from '../errors.js';
+import type { OAuthProfile } from '../config/settings.js';
+import { GatewayError, invalidField } from '../errors.js';
 import { actorOf, audit } from '../http/audit.js';
 import { generateClientSecret, type ClientSecretHasher } from '../oauth/client-secrets.js';
 import { MAX_CLIENT_KEYS } from '../oauth/client-jwks.js';
-import type { ClientKey, ClientRecord, CredentialStore } from '../store/types.js';
+import type { ClientAuthMethod, ClientKey, ClientRecord, CredentialStore } from '../store/types.js';
 import { clientKeyFromInput, clientKeysFromInput, holdsKey } from './client-keys-input.js';
 import { ADMIN_SECURITY } from './api-document.js';
 import { pageRequest } from './paging.js';
@@ -25,6 +26,7 @@ import {
   CreatedClientSchema,
   RolledSecretSchema,
   SecretRollInputSchema,
+  type ClientInput,
   type ClientView,
   type RolledSecretView,
 } from './schemas/clients.js';
@@ -61,8 +63,24 @@ function keysOfKeyClient(client: ClientRecord): ClientKey[] {
 const NOT_FOUND = 'No client with that client_id.';
 const TAGS = ['OAuth clients'];
 
+/** Under the fapi2 profile a new client is key-bound and DPoP-bound, as FAPI 2.0 asks; anything else is refused naming the field. */
+function clientShapeUnder(profile: OAuthProfile, body: ClientInput): { method: ClientAuthMethod; dpopBound: boolean } {
+  if (profile !== 'fapi2') return { method: body.token_endpoint_auth_method ?? 'client_secret_basic', dpopBound: body.dpop_bound_access_tokens ?? false };
+  if (body.token_endpoint_auth_method !== undefined && body.token_endpoint_auth_method !== 'private_key_jwt')
+    throw invalidField('token_endpoint_auth_method', 'must be private_key_jwt under oauth_profile fapi2: FAPI 2.0 accepts no shared secret');
+  if (body.dpop_bound_access_tokens === false)
+    throw invalidField('dpop_bound_access_tokens', 'must be true under oauth_profile fapi2: FAPI 2.0 sender-constrains every token');
+  return { method: 'private_key_jwt', dpopBound: true };
+}
+
 /** `vocabulary`: the policy's, in force now; a client may be granted only the scopes it declares. */
-export function registerClientRoutes(parent: FastifyInstance, store: CredentialStore, hasher: ClientSecretHasher, vocabulary: () => Vocabulary): void {
+export function registerClientRoutes(
+  parent: FastifyInstance,
+  store: CredentialStore,
+  hasher: ClientSecretHasher,
+  vocabulary: () => Vocabulary,
+  profile: OAuthProfile,
+): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post(
@@ -79,7 +97,7 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
     },
     async (request, reply) => {
       const body = request.body;
-      const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
+      const { method, dpopBound } = clientShapeUnder(profile, body);
       const createdAt = new Date().toISOString();
       const jwks = clientKeysFromInput(method, body.jwks, createdAt);
       const secret = method === 'private_key_jwt' ? undefined : generateClientSecret();
@@ -93,7 +111,7 @@ export function registerClientRoutes(parent: FastifyInstance, store: CredentialS
         secretHash: secret === undefined ? null : await hasher.hashForStorage(secret),
         tokenEndpointAuthMethod: method,
         jwks,
-        dpopBoundAccessTokens: body.dpop_bound_access_tokens ?? false,
+        dpopBoundAccessTokens: dpopBound,
         createdAt,
       };
       if (!(await store.createClient(client))) throw new GatewayError('internal_error', 'client id collision; try again');

@@ -15,6 +15,9 @@ export const CLIENT_ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'PS256'] as const;
 export type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 /** gateway: failed client authentication is auth_error, the gateway's own code since its first API; rfc6749: invalid_client. */
 export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
+/** default: every method and Bearer tokens; fapi2: the FAPI 2.0 Security Profile's token endpoint (key-bound clients, DPoP-bound tokens). */
+export const OAUTH_PROFILES = ['default', 'fapi2'] as const;
+export type OAuthProfile = (typeof OAUTH_PROFILES)[number];
 export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
 /** fence: refuse signatures created before a detected failover; wait: WAIT for a replica per signed request; off. */
 export const NONCE_FAILOVER_GUARDS = ['fence', 'wait', 'off'] as const;
@@ -246,7 +249,21 @@ export const SETTINGS = {
     default: { from: (s: { issuer: string }) => s.issuer, shown: 'the issuer' },
     description: 'Audience (aud) of issued tokens, and the one required of presented tokens.',
   }),
-  tokenTtlSeconds: setting({ key: 'token_ttl_seconds', env: 'GATEWAY_TOKEN_TTL_SECONDS', kind: integer(60, 604_800), default: 86_400, description: 'Lifetime of an issued access token.' }),
+  oauthProfile: setting({
+    key: 'oauth_profile',
+    env: 'GATEWAY_OAUTH_PROFILE',
+    kind: choice(OAUTH_PROFILES),
+    default: 'default',
+    description:
+      'fapi2: the FAPI 2.0 Security Profile at the token endpoint: clients only private_key_jwt (no secret method is accepted), every token DPoP-bound (a proof with every token request), new clients created so, tokens of minutes by default.',
+  }),
+  tokenTtlSeconds: setting({
+    key: 'token_ttl_seconds',
+    env: 'GATEWAY_TOKEN_TTL_SECONDS',
+    kind: integer(60, 604_800),
+    default: { from: (s: { oauthProfile: OAuthProfile }) => (s.oauthProfile === 'fapi2' ? 600 : 86_400), shown: '86400; 600 with oauth_profile fapi2' },
+    description: 'Lifetime of an issued access token.',
+  }),
   jwtSigningAlgorithm: setting({
     key: 'jwt_signing_algorithm',
     env: 'GATEWAY_JWT_SIGNING_ALGORITHM',

@@ -21,10 +21,12 @@ export {
   JWT_ALGORITHMS,
   NONCE_FAILOVER_GUARDS,
   OAUTH_ERROR_STYLES,
+  OAUTH_PROFILES,
   type ClientAssertionAlgorithm,
   type JwtAlgorithm,
   type NonceFailoverGuard,
   type OAuthErrorStyle,
+  type OAuthProfile,
 } from './setting-registry.js';
 
 /** The older settings of two upstreams' URLs: read into `upstreams`, not fields of their own. */

@@ -41,8 +41,10 @@ export interface ParsedAssertion {
 export interface AssertionRules {
   /** The accepted header alg labels (headerAlgorithms). */
   algorithms: readonly string[];
-  /** The audiences accepted: the issuer identifier and the token endpoint URL. */
+  /** The audiences accepted: the issuer identifier and the token endpoint URL (the issuer alone under FAPI 2.0). */
   audiences: readonly string[];
+  /** FAPI 2.0: aud must be a string, not an array. */
+  audienceAsString?: boolean;
   nowSeconds: number;
 }
 
@@ -74,7 +76,8 @@ function checkHeader(header: Record<string, unknown>, rules: AssertionRules): { 
   return { alg, kid };
 }
 
-function checkAudience(aud: unknown, audiences: readonly string[]): void {
+function checkAudience(aud: unknown, audiences: readonly string[], asString: boolean): void {
+  if (asString && typeof aud !== 'string') throw new AssertionRefused('the aud is not a string');
   const values = typeof aud === 'string' ? [aud] : Array.isArray(aud) && aud.length <= MAX_AUDIENCES ? aud : undefined;
   if (values === undefined || !values.some((value) => typeof value === 'string' && audiences.includes(value)))
     throw new AssertionRefused('the aud names neither the issuer nor the token endpoint');
@@ -102,7 +105,7 @@ function checkClaims(claims: Record<string, unknown>, rules: AssertionRules): As
   const { iss, sub, jti } = claims;
   if (typeof iss !== 'string' || !isUuid(iss)) throw new AssertionRefused('iss is not a client id');
   if (sub !== iss) throw new AssertionRefused('sub differs from iss');
-  checkAudience(claims.aud, rules.audiences);
+  checkAudience(claims.aud, rules.audiences, rules.audienceAsString === true);
   const exp = checkTimes(claims, rules.nowSeconds);
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH) throw new AssertionRefused('jti is missing or too long');
   return { clientId: iss, jti, exp };

@@ -2,7 +2,7 @@
 // (form fields), client_secret_basic (RFC 6749 2.3.1) or private_key_jwt (RFC 7523 2.2), exactly
 // one of them; throttled on failure.
 import type { FastifyRequest } from 'fastify';
-import type { ClientAssertionAlgorithm, OAuthErrorStyle } from '../config/settings.js';
+import type { ClientAssertionAlgorithm, OAuthErrorStyle, OAuthProfile } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { Address } from '../net/cidr.js';
 import type { ClientRecord, CredentialStore } from '../store/types.js';
@@ -104,16 +104,19 @@ export function clientAuthenticationFailed(style: OAuthErrorStyle, method: Clien
   });
 }
 
-/** What a client assertion is checked against: the accepted algorithms and audiences. */
+/** What a client assertion is checked against: the accepted algorithms and audiences; and the profile, which may refuse secrets. */
 export interface AssertionSettings {
   algorithms: readonly ClientAssertionAlgorithm[];
   /** The issuer identifier; the token endpoint URL is derived from it. */
   issuer: string;
+  /** fapi2: no shared secret authenticates, and an assertion's aud is the issuer alone, as a string. */
+  profile: OAuthProfile;
 }
 
 export class ClientAuthenticator {
   private readonly assertionAlgorithms: readonly string[];
   private readonly audiences: readonly string[];
+  private readonly fapi2: boolean;
 
   constructor(
     private readonly store: CredentialStore,
@@ -124,11 +127,21 @@ export class ClientAuthenticator {
     private readonly nowMs: () => number = Date.now,
   ) {
     this.assertionAlgorithms = headerAlgorithms(assertions.algorithms);
-    this.audiences = [assertions.issuer, tokenEndpointUrl(assertions.issuer)];
+    // FAPI 2.0 accepts the issuer identifier alone, as a string: no token endpoint URL an attacker's
+    // server could share (the audience injection RFC 7523bis closes).
+    this.audiences = assertions.profile === 'fapi2' ? [assertions.issuer] : [assertions.issuer, tokenEndpointUrl(assertions.issuer)];
+    this.fapi2 = assertions.profile === 'fapi2';
   }
 
   /** The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a failure. */
   async authenticate(credentials: ClientCredentials, address: Address | undefined): Promise<ClientRecord> {
+    // Refused before the store is read, and not a guess to count: the method itself is not accepted.
+    if (credentials.method !== 'private_key_jwt' && this.fapi2) {
+      throw new GatewayError(
+        this.errorStyle === 'rfc6749' ? 'invalid_client' : 'auth_error',
+        'Client authentication failed: this server accepts only private_key_jwt (FAPI 2.0).',
+      );
+    }
     const client = credentials.method === 'private_key_jwt' ? await this.byAssertion(credentials, address) : await this.bySecret(credentials, address);
     if (client) return client;
     throw clientAuthenticationFailed(this.errorStyle, credentials.method);
@@ -158,6 +171,7 @@ export class ClientAuthenticator {
       parsed = parseClientAssertion(credentials.assertion, {
         algorithms: this.assertionAlgorithms,
         audiences: this.audiences,
+        audienceAsString: this.fapi2,
         nowSeconds: this.nowMs() / 1000,
       });
     } catch (error) {

@@ -17,7 +17,7 @@ export function tokenEndpointUrl(issuer: string): string {
 /** `vocabulary`: the policy's, in force now; scopes_supported lists its scopes. */
 export function registerDiscovery(
   app: FastifyInstance,
-  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms' | 'clientAssertionAlgorithms' | 'dpopAlgorithms'>,
+  settings: Pick<Settings, 'issuer' | 'jwtAllowedAlgorithms' | 'clientAssertionAlgorithms' | 'dpopAlgorithms' | 'oauthProfile'>,
   keys: SigningKeys,
   vocabulary: () => Vocabulary,
 ): void {
@@ -27,6 +27,8 @@ export function registerDiscovery(
     return keys.jwks();
   });
 
+  // FAPI 2.0: only private_key_jwt is accepted, so only it is advertised.
+  const methods = settings.oauthProfile === 'fapi2' ? ['private_key_jwt'] : AUTH_METHODS;
   const metadata = {
     issuer: settings.issuer,
     token_endpoint: tokenEndpointUrl(settings.issuer),
@@ -36,11 +38,11 @@ export function registerDiscovery(
     grant_types_supported: ['client_credentials'],
     response_types_supported: [],
     // The three endpoints authenticate clients alike (client-authentication.ts).
-    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    token_endpoint_auth_methods_supported: methods,
     token_endpoint_auth_signing_alg_values_supported: headerAlgorithms(settings.clientAssertionAlgorithms),
     dpop_signing_alg_values_supported: headerAlgorithms(settings.dpopAlgorithms),
-    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-    introspection_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: methods,
+    introspection_endpoint_auth_methods_supported: methods,
     access_token_signing_alg_values_supported: [...settings.jwtAllowedAlgorithms],
   };
   const metadataSchema = { summary: 'RFC 8414 authorization server metadata.', tags: ['OAuth'], response: METADATA_RESPONSES };

@@ -20,6 +20,8 @@ export interface OAuthDependencies {
   /** The policy's, in force now: a token carries only scopes it declares (a reload may have removed some a client holds). */
   vocabulary: () => Vocabulary;
   dpop: DpopProofs;
+  /** Every token DPoP-bound, whatever the client (the fapi2 profile). */
+  dpopRequired: boolean;
   /** The token endpoint's URL as the metadata publishes it: what a DPoP proof's htu must be. */
   tokenEndpointUrl: string;
 }
@@ -65,8 +67,11 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     const checkedProof =
       proof === undefined ? undefined : deps.dpop.check(proof, { method: request.raw.method ?? request.method, url: deps.tokenEndpointUrl }, undefined, true);
     const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
-    if (client.dpopBoundAccessTokens && checkedProof === undefined) {
-      throw deps.dpop.refusal('this client must send a DPoP proof with each token request (dpop_bound_access_tokens)', true);
+    if (checkedProof === undefined && (client.dpopBoundAccessTokens || deps.dpopRequired)) {
+      const why = client.dpopBoundAccessTokens
+        ? 'this client must send one with each token request (dpop_bound_access_tokens)'
+        : 'every token is DPoP-bound here (FAPI 2.0)';
+      throw deps.dpop.refusal(`a DPoP proof is required: ${why}`, true);
     }
     const scopes = grantedScopes(fields, client, deps.vocabulary());
     if (checkedProof !== undefined) await deps.dpop.consume(client.clientId, checkedProof, true);

@@ -55,17 +55,17 @@ export function clientInputSchema(scopes?: readonly string[]) {
         }),
       ),
       token_endpoint_auth_method: Type.Optional(
+        // No schema default: the profile decides it (the route), so an absent field must stay absent.
         Type.Enum([...CLIENT_AUTH_METHODS], {
-          default: 'client_secret_basic',
           description:
-            'RFC 7591. client_secret_basic or client_secret_post: the client gets a secret and may send it either way; private_key_jwt: no secret, it signs an assertion (RFC 7523) with a key of jwks.',
+            'RFC 7591. client_secret_basic or client_secret_post: the client gets a secret and may send it either way; private_key_jwt: no secret, it signs an assertion (RFC 7523) with a key of jwks. Default client_secret_basic; private_key_jwt, the only one accepted, under oauth_profile fapi2.',
         }),
       ),
       jwks: Type.Optional(JwksInputSchema),
       dpop_bound_access_tokens: Type.Optional(
         Type.Boolean({
-          default: false,
-          description: 'RFC 9449: every token request must carry a DPoP proof, so every token the client gets is bound to a key of its own.',
+          description:
+            'RFC 9449: every token request must carry a DPoP proof, so every token the client gets is bound to a key of its own. Default false; true, the only value accepted, under oauth_profile fapi2.',
           ...messages({ type: 'must be true or false' }),
         }),
       ),
