@@ -78,14 +78,14 @@ t.test('fapi2: key-bound, DPoP-bound clients; no secret; a proof with every toke
     t.match(refused.json(), { error: 'validation_error', field, message: /under oauth_profile fapi2/ }, field);
   }
 
-  const secret = await tokenRequest(tg, { client_id: older.client_id, client_secret: older.client_secret!, scope: 'sales' });
+  const secret = await tokenRequest(tg, { client_id: older.client_id, client_secret: older.client_secret, scope: 'sales' });
   t.equal(secret.statusCode, 401, 'a secret never authenticates');
   t.match(secret.json(), { error: 'auth_error', message: /only private_key_jwt/ });
   const introspect = await tg.gateway.publicApp.inject({
     method: 'POST',
     url: '/v1/oauth/introspect',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ client_id: older.client_id, client_secret: older.client_secret!, token: 'x' }).toString(),
+    payload: new URLSearchParams({ client_id: older.client_id, client_secret: older.client_secret, token: 'x' }).toString(),
   });
   t.equal(introspect.statusCode, 401, 'not at introspection either');
 
