@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process';
 const node = process.execPath;
 const STEPS = [
   ['type-check and compile the suite', [node, 'scripts/build-tests.mjs']],
-  // The cache (kept with the compiled suite) re-lints only the files that changed since the last run.
+  // The caches (kept with the compiled suite) re-check only the files that changed since the last run.
   ['eslint', [node, 'node_modules/eslint/bin/eslint.js', '--max-warnings', '0', '--cache', '--cache-location', '.tap/eslintcache', '.']],
-  ['prettier', [node, 'node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
+  ['prettier', [node, 'node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '--cache', '--cache-location', '.tap/prettiercache', '.']],
   ['test services', [node, 'scripts/check-test-services.mjs']],
 ];
 
