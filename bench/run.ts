@@ -18,6 +18,7 @@ import { nginxInstalled, startNginx } from './nginx.js';
 import { freePort, startProcess, stopProcess } from './processes.js';
 import { deleteRedisPrefix, localRedisPid, seedServiceAccounts } from './redis.js';
 import { adminDeletionMs, redisServerInstalled, startReplicatedRedis } from './replicated-redis.js';
+import { dpopSalesTarget } from './dpop-route.js';
 import { signedBalanceDecision, signedBalanceTarget } from './signed-route.js';
 import { STALLED_PER_KIND, startStalledUploads } from './stalled-uploads.js';
 import { printTable, ratio, type Line, type Row } from './table.js';
@@ -132,6 +133,12 @@ async function main(): Promise<void> {
     scenario: 'gateway: Bearer route',
     figure: bearerOne,
     comparison: `vs bare proxy: CPU ${ratio(bearerOne.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 1.0×), req/s ${ratio(bearerOne.requestsPerSecond / bare.requestsPerSecond)}`,
+  });
+  const dpopOne = await gatewayFigure('gateway DPoP route', await dpopSalesTarget(gateway, SALES), gatewayPids, sidePids);
+  lines.push({
+    scenario: 'gateway: DPoP-bound token, a fresh proof each (Ed25519)',
+    figure: dpopOne,
+    comparison: `vs the Bearer route: ${cpuAndRate(dpopOne, bearerOne)}; vs bare proxy: CPU ${ratio(dpopOne.cpuUsPerRequest / bare.cpuUsPerRequest)}`,
   });
   const bearerDecision = await gatewayFigure(
     'gateway decision, Bearer (Envoy ext_authz)',

@@ -4,12 +4,14 @@
 // decision listener (gateway/decision) runs them on the request an edge proxy describes and answers
 // for it. Observation is one hook for both listeners (observe.ts).
 //   1 identify      identify.ts      route, unambiguous path, client address        (400, 403, 404)
-//   2 authenticate  authenticate/    bearer.ts: token | signature/: Ed25519
-//                                    request signature, read-only                   (401, 503)
+//   2 authenticate  authenticate/    bearer.ts: token, and a DPoP proof for a bound
+//                                    one | signature/: Ed25519 request signature;
+//                                    read-only                                      (401, 503)
 //   3 authorize     authorize.ts     scope | IP allow-list and permission           (403)
 //   4 limit         limit.ts         the route's rate limit, per credential; before
 //                                    admit, so a limited request burns no nonce     (429, 503)
-//   5 admit         admit.ts         signed routes: consume the nonce, read the body
+//   5 admit         admit.ts         a DPoP proof: consume its jti; signed routes:
+//                                    consume the nonce, read the body
 //                                    and check its digest; a service account changed
 //                                    since stage 2 read it runs 1-5 once more, its
 //                                    rate-limit unit carried, not taken again        (401, 413, 503)

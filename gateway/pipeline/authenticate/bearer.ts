@@ -82,6 +82,10 @@ export class BearerAuthenticator implements Authenticator {
     };
     if (checked === undefined) return { principal };
     // Stage 5: the proof's jti, used up once the request is authorized and within its limit.
-    return { principal, admission: { admit: async () => (await this.dpop.consume(claims.client_id, checked, false), undefined) } };
+    const admit = async (): Promise<undefined> => {
+      await this.dpop.consume(claims.client_id, checked, false);
+      return undefined;
+    };
+    return { principal, admission: { admit } };
   }
 }
