@@ -25,6 +25,15 @@ export type NonceFailoverGuard = (typeof NONCE_FAILOVER_GUARDS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const ADDRESS = text('an IP address or host name');
+/** What a client signs with its own key (an assertion, a DPoP proof): never none nor HMAC. */
+const CLIENT_KEY_ALGORITHMS = list(
+  (alg) =>
+    (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)
+      ? (alg as ClientAssertionAlgorithm)
+      : refuse(`${JSON.stringify(alg)} is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`),
+  `a list of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
+  { empty: 'must name at least one algorithm' },
+);
 const HTTP_URL = url(['http:', 'https:']);
 /** Cluster or Sentinel: a master whose replica may be promoted. */
 const replicated = (s: { redisClusterNodes: readonly unknown[]; redisSentinels: readonly unknown[] }) => s.redisClusterNodes.length > 0 || s.redisSentinels.length > 0;
@@ -285,28 +294,14 @@ export const SETTINGS = {
   clientAssertionAlgorithms: setting({
     key: 'client_assertion_algorithms',
     env: 'GATEWAY_CLIENT_ASSERTION_ALGORITHMS',
-    kind: list(
-      (alg) =>
-        (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)
-          ? (alg as ClientAssertionAlgorithm)
-          : refuse(`${JSON.stringify(alg)} is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`),
-      `a list of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
-      { empty: 'must name at least one algorithm' },
-    ),
+    kind: CLIENT_KEY_ALGORITHMS,
     default: ['EdDSA', 'ES256', 'PS256'],
     description: 'Algorithms a private_key_jwt client assertion may be signed with (EdDSA also allows its label Ed25519); the key registered decides which one fits.',
   }),
   dpopAlgorithms: setting({
     key: 'dpop_algorithms',
     env: 'GATEWAY_DPOP_ALGORITHMS',
-    kind: list(
-      (alg) =>
-        (CLIENT_ASSERTION_ALGORITHMS as readonly string[]).includes(alg)
-          ? (alg as ClientAssertionAlgorithm)
-          : refuse(`${JSON.stringify(alg)} is not one of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`),
-      `a list of ${CLIENT_ASSERTION_ALGORITHMS.join(', ')}`,
-      { empty: 'must name at least one algorithm' },
-    ),
+    kind: CLIENT_KEY_ALGORITHMS,
     default: ['EdDSA', 'ES256', 'PS256'],
     description: 'Algorithms a DPoP proof (RFC 9449) may be signed with (EdDSA also allows its label Ed25519); its jwk must fit the one used.',
   }),

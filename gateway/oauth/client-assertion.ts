@@ -4,6 +4,7 @@
 // for the log only: the client is told no more than RFC 6749 section 5.2's invalid_client.
 import type { ClientAssertionAlgorithm } from '../config/settings.js';
 import { isUuid } from '../uuid.js';
+import { COMPACT_JWS, jsonSegment } from './jws-parts.js';
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 /** An RSA-8192 signature (1,366 characters) and a generous header and claims fit in this. */
@@ -14,7 +15,6 @@ export const MAX_ASSERTION_LIFETIME_SECONDS = 300;
 export const ASSERTION_CLOCK_SKEW_SECONDS = 10;
 const MAX_JTI_LENGTH = 256;
 const MAX_AUDIENCES = 10;
-const COMPACT_JWS = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 export class AssertionRefused extends Error {}
 
@@ -49,14 +49,7 @@ export interface AssertionRules {
 }
 
 function jsonObject(segment: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    throw new AssertionRefused(`the ${what} is not base64url JSON`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AssertionRefused(`the ${what} is not a JSON object`);
-  return value as Record<string, unknown>;
+  return jsonSegment(segment, (problem) => new AssertionRefused(`the ${what} ${problem}`));
 }
 
 function numericDate(claims: Record<string, unknown>, name: string): number | undefined {

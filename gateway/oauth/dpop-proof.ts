@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { PublicKeyError } from '../service-accounts/public-key-errors.js';
 import { publicJwk, jwkThumbprint } from './client-jwks.js';
+import { COMPACT_JWS, jsonSegment } from './jws-parts.js';
 import { jwsVerifies } from './jws-signature.js';
 
 /** An RSA-8192 key in the header and its signature (about 2,800 characters) fit, with room for the claims. */
@@ -14,7 +15,6 @@ export const MAX_DPOP_PROOF_LENGTH = 4096;
 /** How far in the future iat may be, for clocks that differ. */
 export const DPOP_CLOCK_SKEW_SECONDS = 5;
 const MAX_JTI_LENGTH = 256;
-const COMPACT_JWS = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
 
 export class DpopProofRefused extends Error {}
 
@@ -39,14 +39,7 @@ export interface CheckedDpopProof {
 }
 
 function jsonObject(segment: string, what: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-  } catch {
-    throw new DpopProofRefused(`the proof's ${what} is not base64url JSON`);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DpopProofRefused(`the proof's ${what} is not a JSON object`);
-  return value as Record<string, unknown>;
+  return jsonSegment(segment, (problem) => new DpopProofRefused(`the proof's ${what} ${problem}`));
 }
 
 /**
