@@ -1,6 +1,7 @@
 // DPoP-bound access tokens (RFC 9449) end to end: panva's openid-client, an independent client, gets
-// a DPoP-bound token with its own proofs and calls a protected route through the proxy with it; the
-// upstream sees the key's thumbprint and neither Authorization nor DPoP. Then every refusal of
+// a DPoP-bound token with its own proofs and calls a protected route with it, through the proxy and
+// through an edge that asks the decision listener; the upstream sees the key's thumbprint and
+// neither Authorization nor DPoP. Then every refusal of
 // section 7: the bound token as Bearer (a stolen token without the key), a proof replayed, made for
 // another URL, method or token, or with another key, each 401 invalid_dpop_proof or invalid_token
 // with a DPoP challenge and the upstream untouched; a client registered dpop_bound_access_tokens
@@ -57,8 +58,8 @@ function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
-t.test('openid-client: a private_key_jwt client gets a DPoP-bound token and calls a route with it', async (t) => {
-  const { tg, issuer } = await listening(t);
+t.test('openid-client: a private_key_jwt client gets a DPoP-bound token and calls a route with it, through the proxy and an edge', async (t) => {
+  const { tg, issuer } = await listening(t, decisionConfig(t));
   const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
   t.same(metadata.dpop_signing_alg_values_supported, ['EdDSA', 'Ed25519', 'ES256', 'PS256'], 'the proof algorithms are advertised');
 
@@ -109,6 +110,25 @@ t.test('openid-client: a private_key_jwt client gets a DPoP-bound token and call
   t.equal(reached[0]!.headers['x-gateway-client-id'], clientId);
   t.equal(reached[0]!.headers.authorization, undefined, 'and no Authorization');
   t.equal(reached[0]!.headers.dpop, undefined, 'and no DPoP');
+
+  // Through an edge proxy: openid-client calls https://api.test/v1/sales (its proof names that URL),
+  // and the edge (this fetch) asks the decision listener as Envoy's ext_authz does.
+  config[oidc.customFetch] = async (url, options) => {
+    const target = new URL(url);
+    if (target.host !== 'api.test') return fetch(url, options);
+    const headers = Object.fromEntries(new Headers(options.headers as ConstructorParameters<typeof Headers>[0]).entries());
+    const decided = await tg.gateway.decisionApp!.inject({
+      method: 'GET',
+      url: `/envoy${target.pathname}${target.search}`,
+      headers: { ...headers, host: 'api.test', 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' },
+    });
+    return new Response(decided.body, { status: decided.statusCode, headers: { 'x-gateway-dpop-jkt': String(decided.headers['x-gateway-dpop-jkt'] ?? '') } });
+  };
+  const decided = await oidc.fetchProtectedResource(config, tokens.access_token, new URL('https://api.test/v1/sales?page=2'), 'GET', undefined, undefined, {
+    DPoP: handle,
+  });
+  t.equal(decided.status, 200, 'the decision listener allows it, checking the proof against the URL the edge describes');
+  t.equal(decided.headers.get('x-gateway-dpop-jkt'), jkt, 'and vouches for the key thumbprint');
 
   const asBearer = await fetch(`${issuer}/v1/sales`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
   t.equal(asBearer.status, 401, 'the bound token sent as Bearer is refused: a stolen copy is worth nothing');
