@@ -25,7 +25,7 @@ const cluster = await startReplicatedCluster(t);
 
 t.test('deletions, revocations, key removals, secret rolls, key retirements and used nonces through the loss of every master', async (t) => {
   const prefix = `durability:${randomBytes(6).toString('hex')}:`;
-  const config = { redis_cluster_nodes: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','), redis_ack_timeout_ms: 1000, redis_command_timeout_ms: 500 };
+  const config = { redis_cluster_nodes: cluster.nodes.map((n) => `${n.host}:${n.port}`).join(','), redis_ack_timeout_ms: 1000, redis_command_timeout_ms: 1500 };
   const tg = await startTestGateway(t, { redisPrefix: prefix, config });
   t.equal(tg.settings.redisAckReplicas, 1, 'a Cluster waits for one replica by default');
   t.equal(tg.settings.redisNonceFailover, 'fence', 'and fences used nonces');

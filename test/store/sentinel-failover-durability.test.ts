@@ -30,7 +30,7 @@ t.test('deletions, revocations, key removals, secret rolls, key retirements and 
     redis_sentinels: sentinels.sentinels.map((s) => `${s.host}:${s.port}`).join(','),
     redis_sentinel_master: sentinels.masterName,
     redis_ack_timeout_ms: 1000,
-    redis_command_timeout_ms: 500,
+    redis_command_timeout_ms: 1500,
     redis_nonce_failover: 'wait',
   };
   const tg = await startTestGateway(t, { redisPrefix: prefix, config });
