@@ -5,6 +5,7 @@
 // the request is otherwise allowed. A refusal is a DpopProofRefused whose reason the client may read
 // (it says what is wrong with its own proof, nothing about the server's state).
 import { createHash } from 'node:crypto';
+import { boundedCache } from '../cache/bounded-cache.js';
 import { PublicKeyError } from '../service-accounts/public-key-errors.js';
 import { publicJwk, jwkThumbprint } from './client-jwks.js';
 import { COMPACT_JWS, jsonSegment } from './jws-parts.js';
@@ -15,6 +16,8 @@ export const MAX_DPOP_PROOF_LENGTH = 4096;
 /** How far in the future iat may be, for clocks that differ. */
 export const DPOP_CLOCK_SKEW_SECONDS = 5;
 const MAX_JTI_LENGTH = 256;
+/** Distinct proof keys whose checks are remembered (each entry a few hundred bytes). */
+const MAX_CHECKED_KEYS = 10_000;
 
 export class DpopProofRefused extends Error {}
 
@@ -70,14 +73,30 @@ function checkHeader(header: Record<string, unknown>, rules: DpopRules): { alg: 
   if (typeof alg !== 'string' || !rules.algorithms.includes(alg)) throw new DpopProofRefused(`the proof's alg is not one of ${rules.algorithms.join(', ')}`);
   if (header.crit !== undefined || header.b64 !== undefined)
     throw new DpopProofRefused('the proof has a header parameter this server does not process (crit or b64)');
+  return { alg, ...proofKey(header.jwk) };
+}
+
+/**
+ * Proof keys that passed the client-key rules, by their JSON as sent: a client sends the same key
+ * with every proof, and the Ed25519 curve checks cost more than the rest of the proof together.
+ * Refused keys are not kept.
+ */
+const CHECKED_KEYS = boundedCache<string, { jwk: Record<string, string>; jkt: string }>(MAX_CHECKED_KEYS);
+
+function proofKey(value: unknown): { jwk: Record<string, string>; jkt: string } {
+  const text = JSON.stringify(value) as string | undefined;
+  const known = text === undefined ? undefined : CHECKED_KEYS.get(text);
+  if (known) return known;
   let jwk: Record<string, string>;
   try {
-    jwk = publicJwk(header.jwk);
+    jwk = publicJwk(value);
   } catch (error) {
     if (error instanceof PublicKeyError) throw new DpopProofRefused(`the proof's jwk ${error.message}`);
     throw error;
   }
-  return { alg, jwk, jkt: jwkThumbprint(jwk) };
+  const checked = { jwk, jkt: jwkThumbprint(jwk) };
+  CHECKED_KEYS.set(text!, checked);
+  return checked;
 }
 
 function checkClaims(claims: Record<string, unknown>, rules: DpopRules): { jti: string; iat: number } {

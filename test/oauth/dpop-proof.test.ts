@@ -129,6 +129,13 @@ t.test('each rule of RFC 9449 4.3 refuses the proof that breaks it, saying which
     ['too long', 'a'.repeat(MAX_DPOP_PROOF_LENGTH + 1), /longer than 4096/],
   ];
   for (const [what, proof, reason] of cases) t.match(refusal(proof), reason, what);
+  // The checked keys are remembered; a refused one is not, and is refused again.
+  t.match(refusal(proofOf(ed, {}, { jwk: { ...ed.jwk, d: 'AAAA' } })), /jwk is a private JWK/, 'a private jwk, again');
+  t.match(
+    refusal(proofOf(ed, {}, { jwk: { kty: 'OKP', crv: 'Ed25519', x: Buffer.alloc(32).toString('base64url') } })),
+    /small order|identity|not a point|jwk/,
+    'a degenerate key',
+  );
 
   const proof = proofOf(ed);
   const [header, payload, signature] = proof.split('.') as [string, string, string];
