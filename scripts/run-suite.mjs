@@ -78,10 +78,14 @@ function queueOf(paths, times) {
 }
 
 function cpuSecondsOfChildren() {
-  // /proc/self/stat fields 16 and 17: CPU of waited-for children (the workers and what they waited for), in ticks.
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / 100;
+  try {
+    // /proc/self/stat fields 16 and 17: cutime and cstime of the waited-for children, in clock ticks.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined; // no /proc (not Linux)
+  }
 }
 
 /** The assertions of a worker's TAP stream, from tap's closing summary: { total, fail }. */
@@ -202,9 +206,10 @@ async function main() {
     if (failures.length > 0) console.log(`\n--- failures in ${log}\n${failures.join('\n')}`);
   }
   const wall = Math.round((performance.now() - started) / 1000);
+  const cpu = cpuSecondsOfChildren();
   console.log(
     `\n${results.size} files (${failedFiles.length} failed${queue.length > 0 ? `, ${queue.length} not run` : ''}), ` +
-      `${assertions.total} assertions (${assertions.fail} failed), ${wall} s, ${Math.round(cpuSecondsOfChildren())} CPU-s in ${workerCount} workers, ${jobs} at a time`,
+      `${assertions.total} assertions (${assertions.fail} failed), ${wall} s, ${cpu === undefined ? 'CPU time unknown' : `${Math.round(cpu)} CPU-s`} in ${workerCount} workers, ${jobs} at a time`,
   );
   for (const [file] of failedFiles) console.log(`failed: ${file.startsWith(BUILD) ? relative(BUILD, file) : file}`);
   if (paths.length === 0 && failedFiles.length === 0) {

@@ -1,12 +1,15 @@
 // Every setting, declared once: its config key, its environment variable, the kind of value with its
 // bounds, its default and what it does. The Settings type (settings.ts), the reader
 // (setting-reader.ts), docs/settings.md and config/gateway.yaml (npm run docs) follow from this list,
-// in this order. Rules across settings are in setting-rules.ts; the upstreams map in upstream-settings.ts.
+// in this order. Rules across settings are in setting-rules.ts; the upstreams map in upstream-settings.ts;
+// the credential store's settings in store-setting-declarations.ts, spread in their place below.
 import { IPV6_PREFIX_RANGE } from '../net/throttle-key.js';
 import { cidrList, dashboardUsers, hostNames, secretKeyFile, workerCount } from './composite-kinds.js';
-import { redisNodes } from './redis-settings.js';
 import { listOrNone, nullable, optional, setting, type ValuesOf } from './setting-declaration.js';
 import { choice, existingFile, flag, integer, list, path, refuse, text, url } from './setting-kinds.js';
+import { STORE_SETTINGS } from './store-setting-declarations.js';
+
+export { NONCE_FAILOVER_GUARDS, type NonceFailoverGuard } from './store-setting-declarations.js';
 
 export const JWT_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
@@ -15,13 +18,10 @@ export const CLIENT_ASSERTION_ALGORITHMS = ['EdDSA', 'ES256', 'PS256'] as const;
 export type ClientAssertionAlgorithm = (typeof CLIENT_ASSERTION_ALGORITHMS)[number];
 /** gateway: failed client authentication is auth_error, the gateway's own code since its first API; rfc6749: invalid_client. */
 export const OAUTH_ERROR_STYLES = ['gateway', 'rfc6749'] as const;
+export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
 /** default: every method and Bearer tokens; fapi2: the FAPI 2.0 Security Profile's token endpoint (key-bound clients, DPoP-bound tokens). */
 export const OAUTH_PROFILES = ['default', 'fapi2'] as const;
 export type OAuthProfile = (typeof OAUTH_PROFILES)[number];
-export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
-/** fence: refuse signatures created before a detected failover; wait: WAIT for a replica per signed request; off. */
-export const NONCE_FAILOVER_GUARDS = ['fence', 'wait', 'off'] as const;
-export type NonceFailoverGuard = (typeof NONCE_FAILOVER_GUARDS)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const ADDRESS = text('an IP address or host name');
@@ -35,8 +35,6 @@ const CLIENT_KEY_ALGORITHMS = list(
   { empty: 'must name at least one algorithm' },
 );
 const HTTP_URL = url(['http:', 'https:']);
-/** Cluster or Sentinel: a master whose replica may be promoted. */
-const replicated = (s: { redisClusterNodes: readonly unknown[]; redisSentinels: readonly unknown[] }) => s.redisClusterNodes.length > 0 || s.redisSentinels.length > 0;
 
 export const SETTINGS = {
   environment: setting({
@@ -74,120 +72,7 @@ export const SETTINGS = {
   }),
   logLevel: setting({ key: 'log_level', env: 'GATEWAY_LOG_LEVEL', kind: choice(LOG_LEVELS), default: 'info', description: 'Lowest level of the log lines written.' }),
 
-  redisUrl: optional({
-    section: 'Credential store: Redis (one server, a Cluster or Sentinel; at most one of them), or the embedded store',
-    key: 'redis_url',
-    env: 'REDIS_URL',
-    kind: url(['redis:', 'rediss:']),
-    example: 'redis://127.0.0.1:6379',
-    description: 'Redis shared by all instances; unset (and no Cluster or Sentinel): the embedded single-process store.',
-  }),
-  redisClusterNodes: listOrNone({
-    key: 'redis_cluster_nodes',
-    env: 'REDIS_CLUSTER_NODES',
-    kind: redisNodes,
-    example: '10.0.0.1:7000,10.0.0.2:7000',
-    description: 'Seed nodes of a Redis Cluster, instead of redis_url.',
-  }),
-  redisSentinels: listOrNone({
-    key: 'redis_sentinels',
-    env: 'REDIS_SENTINELS',
-    kind: redisNodes,
-    example: '10.0.0.5:26379,10.0.0.6:26379',
-    description: 'Sentinels that know the Redis master, instead of redis_url.',
-  }),
-  redisSentinelMaster: optional({
-    key: 'redis_sentinel_master',
-    env: 'REDIS_SENTINEL_MASTER',
-    kind: text('a name', (name) => (/^[A-Za-z0-9._-]{1,128}$/.test(name) ? undefined : 'must be a master name of letters, digits, . _ -')),
-    example: 'gateway',
-    description: 'The master name the sentinels monitor (required with redis_sentinels).',
-  }),
-  redisUsername: optional({ key: 'redis_username', env: 'REDIS_USERNAME', kind: text('a user name'), description: 'ACL user of the Redis nodes.' }),
-  redisPassword: optional({
-    key: 'redis_password',
-    env: 'REDIS_PASSWORD',
-    kind: text(),
-    description: 'Password of the Redis nodes (never logged; prefer the environment).',
-  }),
-  redisSentinelUsername: optional({
-    key: 'redis_sentinel_username',
-    env: 'REDIS_SENTINEL_USERNAME',
-    kind: text('a user name'),
-    description: 'ACL user of the sentinels themselves.',
-  }),
-  redisSentinelPassword: optional({
-    key: 'redis_sentinel_password',
-    env: 'REDIS_SENTINEL_PASSWORD',
-    kind: text(),
-    description: 'Password of the sentinels themselves (never logged).',
-  }),
-  redisTls: setting({ key: 'redis_tls', env: 'REDIS_TLS', kind: flag, default: false, description: 'TLS to every Redis node and sentinel (a rediss:// URL implies it).' }),
-  redisTlsCaFile: optional({
-    key: 'redis_tls_ca_file',
-    env: 'REDIS_TLS_CA_FILE',
-    kind: existingFile,
-    shownDefault: 'unset (system CAs)',
-    description: 'PEM file of the CA that signed the Redis certificates; unset: the system CAs.',
-  }),
-  redisKeyPrefix: setting({ key: 'redis_key_prefix', env: 'GATEWAY_REDIS_KEY_PREFIX', kind: text(), default: 'gateway:', description: 'Prefix of every Redis key the gateway writes.' }),
-  redisCommandTimeoutMs: setting({
-    key: 'redis_command_timeout_ms',
-    env: 'GATEWAY_REDIS_COMMAND_TIMEOUT_MS',
-    kind: integer(10, 10_000),
-    // ~100x a healthy round trip, yet a request making a few store calls still answers in under a second.
-    default: 250,
-    description: 'Longest wait for one Redis command; slower fails as 503 store_unavailable.',
-  }),
-  requireRedisPersistence: setting({
-    key: 'require_redis_persistence',
-    env: 'GATEWAY_REQUIRE_REDIS_PERSISTENCE',
-    kind: flag,
-    // A Redis that forgets writes on restart forgets deletions too: production insists by default.
-    default: { from: (s: { environment: string }) => s.environment === 'production', shown: 'true in production, false in development' },
-    description: 'Refuse readiness (in production: the start) unless Redis has appendonly yes.',
-  }),
-  redisAckReplicas: setting({
-    key: 'redis_ack_replicas',
-    env: 'GATEWAY_REDIS_ACK_REPLICAS',
-    kind: integer(0, 16),
-    // A single server is its own last copy: WAIT would return at once, and its durability is its AOF's.
-    default: { from: (s: Parameters<typeof replicated>[0]) => (replicated(s) ? 1 : 0), shown: '1 with Cluster or Sentinel, 0 with redis_url' },
-    description:
-      'Replicas that must hold a deletion, revocation, key removal, secret roll or key retirement before it is answered done (Redis WAIT); fewer in time: 503 change_not_confirmed. 0: answered once the master has it.',
-  }),
-  redisAckTimeoutMs: setting({
-    key: 'redis_ack_timeout_ms',
-    env: 'GATEWAY_REDIS_ACK_TIMEOUT_MS',
-    kind: integer(10, 10_000),
-    // Hundreds of replica round trips; a replica that is further behind than that is lagging.
-    default: 500,
-    description:
-      'Longest wait for those replicas; a change not confirmed in time answers 503 change_not_confirmed (it may or may not have been applied; repeating it is safe).',
-  }),
-  redisNonceFailover: setting({
-    key: 'redis_nonce_failover',
-    env: 'GATEWAY_REDIS_NONCE_FAILOVER',
-    kind: choice(NONCE_FAILOVER_GUARDS),
-    default: { from: (s: Parameters<typeof replicated>[0]) => (replicated(s) ? 'fence' : 'off'), shown: 'fence with Cluster or Sentinel, off with redis_url' },
-    description:
-      'How a used nonce survives a failover: fence refuses signatures created before a new master was detected (plus the clock skew); wait makes each signed request wait for redis_ack_replicas replicas; off trusts the master.',
-  }),
-  dataDir: setting({
-    key: 'data_dir',
-    env: 'GATEWAY_DATA_DIR',
-    kind: path(),
-    default: '.gateway',
-    description: 'Directory for generated files (admin token, embedded store).',
-  }),
-  embeddedStorePath: setting({
-    key: 'embedded_store_path',
-    env: 'GATEWAY_EMBEDDED_STORE_PATH',
-    kind: text('a path'),
-    default: 'embedded-store.json',
-    shownDefault: 'embedded-store.json (in data_dir)',
-    description: 'File of the embedded store, relative to data_dir (ignored when Redis is used).',
-  }),
+  ...STORE_SETTINGS,
 
   adminToken: optional({
     section: 'Admin access and shared keys',

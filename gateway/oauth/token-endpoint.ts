@@ -62,11 +62,11 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     const fields = formFields(request);
     const credentials = clientCredentialsOf(request, fields);
     checkGrantType(fields);
-    // A DPoP proof is checked before the client is (no store work for a bad one), used after.
     const proof = deps.dpop.proofOf(request.headers, true);
+    const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
+    // The proof's key and signature checks cost more than a secret's: only for an authenticated client.
     const checkedProof =
       proof === undefined ? undefined : deps.dpop.check(proof, { method: request.raw.method ?? request.method, url: deps.tokenEndpointUrl }, undefined, true);
-    const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
     if (checkedProof === undefined && (client.dpopBoundAccessTokens || deps.dpopRequired)) {
       const why = client.dpopBoundAccessTokens
         ? 'this client must send one with each token request (dpop_bound_access_tokens)'
