@@ -20,6 +20,7 @@ import type { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
 import { BearerAuthenticator } from './pipeline/authenticate/bearer.js';
+import { FapiRequestSignatures } from './pipeline/authenticate/fapi-signature.js';
 import { observeRequests } from './pipeline/observe.js';
 import { requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
 import { registerProxy } from './pipeline/proxy.js';
@@ -30,6 +31,7 @@ import { Lifecycle } from './process/lifecycle.js';
 import { SignatureAuthenticator } from './pipeline/authenticate/signature/signature-authenticator.js';
 import { UsageRecorder } from './service-accounts/usage-recorder.js';
 import { openStoreRuntime } from './ops/store-runtime.js';
+import { missingResponseSigningKey, registerResponseSigning } from './pipeline/response-signing.js';
 import type { Readiness } from './ops/readiness.js';
 import type { CredentialStore } from './store/types.js';
 import { registerAdmin } from './admin/admin-app.js';
@@ -70,7 +72,7 @@ export interface Gateway {
  */
 function loadPolicy(settings: Settings): Policy {
   const policy = loadPolicies(settings.policiesDir);
-  const missing = missingUpstreamUrls(policy.routes, settings.upstreams, settings.environment);
+  const missing = [...missingUpstreamUrls(policy.routes, settings.upstreams, settings.environment), ...missingResponseSigningKey(policy.routes, settings)];
   if (missing.length > 0) throw SettingsError.of(missing);
   return policy;
 }
@@ -130,14 +132,15 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     routes: () => policy.current,
     rateLimits: store,
     authenticators: {
-      bearer: new BearerAuthenticator(tokens, store, dpop),
+      bearer: new BearerAuthenticator(tokens, store, dpop, new FapiRequestSignatures(store, settings, bodyBudget)),
       signature: new SignatureAuthenticator(store, settings, bodyBudget),
     },
     onAllowed: ({ principal, request }) => {
       if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress);
     },
   };
-  const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams) });
+  const responseSigning = registerResponseSigning(publicApp, settings, bodyBudget);
+  const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams), responseSigning });
   let decisionApp: FastifyInstance | undefined;
   if (settings.decisionPort !== null) {
     decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');

@@ -321,6 +321,11 @@ export const ERRORS = {
     message: 'The upstream could not be reached.',
     action: 'Retry with backoff only if the request is idempotent; operators should check the upstream.',
   },
+  upstream_response_too_large: {
+    status: 502,
+    message: 'The upstream answered a route whose responses the gateway signs with a body larger than it holds to sign (GATEWAY_MAX_SIGNED_RESPONSE_BYTES).',
+    action: 'Operators: page the upstream API so each response fits, or raise GATEWAY_MAX_SIGNED_RESPONSE_BYTES; the request may have been acted on.',
+  },
   upstream_timeout: {
     status: 504,
     message: 'The upstream did not answer in time.',

@@ -2,6 +2,7 @@
 // a worker count, key files. Each problem says what is wrong without echoing a secret.
 import { availableParallelism } from 'node:os';
 import { parseCidrList, type Cidr } from '../net/cidr.js';
+import { readResponseSigningKey } from '../signing/response-signing-key.js';
 import { readSecretKeyFile } from './secret-key-file.js';
 import { integer, list, path, refuse, type Kind } from './setting-kinds.js';
 
@@ -64,6 +65,16 @@ export const workerCount: Kind<number> = {
     return WORKER_COUNT.parse(raw, context);
   },
 };
+
+/** The response-signing key's PEM file (read now, so that a bad one stops the start); the path is kept. */
+export const responseSigningKeyFile = path('a PEM file of an Ed25519 private key', (file) => {
+  try {
+    readResponseSigningKey(file);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+});
 
 /** A file holding a shared secret key (read now, so that a bad one stops the start); the path is kept. */
 export const secretKeyFile = path('a file of 32+ random bytes, hex or base64url', (file) => {

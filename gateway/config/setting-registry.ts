@@ -4,7 +4,7 @@
 // in this order. Rules across settings are in setting-rules.ts; the upstreams map in upstream-settings.ts;
 // the credential store's settings in store-setting-declarations.ts, spread in their place below.
 import { IPV6_PREFIX_RANGE } from '../net/throttle-key.js';
-import { cidrList, dashboardUsers, hostNames, secretKeyFile, workerCount } from './composite-kinds.js';
+import { cidrList, dashboardUsers, hostNames, responseSigningKeyFile, secretKeyFile, workerCount } from './composite-kinds.js';
 import { listOrNone, nullable, optional, setting, type ValuesOf } from './setting-declaration.js';
 import { choice, existingFile, flag, integer, list, path, refuse, text, url } from './setting-kinds.js';
 import { STORE_SETTINGS } from './store-setting-declarations.js';
@@ -93,6 +93,14 @@ export const SETTINGS = {
     env: 'GATEWAY_JWT_SIGNING_KEY_FILE',
     kind: existingFile,
     description: 'JWKS of private signing keys (first is active); unset: generated and shared through the store.',
+  }),
+  responseSigningKeyFile: optional({
+    key: 'response_signing_key_file',
+    env: 'GATEWAY_RESPONSE_SIGNING_KEY_FILE',
+    kind: responseSigningKeyFile,
+    shownDefault: 'unset (required in production when a route has message_signing)',
+    description:
+      'Ed25519 private key (PEM; openssl genpkey -algorithm ed25519) the responses of message_signing routes are signed with, published at /.well-known/http-message-signatures-directory; unset in development: generated at start, one per instance.',
   }),
 
   publicUpstream: optional({
@@ -227,6 +235,14 @@ export const SETTINGS = {
     kind: integer(1, 104_857_600),
     default: 1_048_576,
     description: 'Largest body of a signed request (the gateway buffers it to check its digest).',
+  }),
+  maxSignedResponseBytes: setting({
+    key: 'max_signed_response_bytes',
+    env: 'GATEWAY_MAX_SIGNED_RESPONSE_BYTES',
+    kind: integer(1024, 104_857_600),
+    default: 4_194_304,
+    description:
+      'Largest upstream response on a message_signing route: the gateway holds the whole body to put its Content-Digest in the signed headers; a larger one is answered 502 upstream_response_too_large. Held bytes count against body_buffer_budget_bytes too.',
   }),
   oauthMaxBodyBytes: setting({
     key: 'oauth_max_body_bytes',

@@ -6,7 +6,8 @@
 // A key without a kid gets its RFC 7638 thumbprint as kid: stable, unique to the key, and computable
 // by the client from the public key alone, so a client that names no kid can still name the key
 // later (in its assertion header, or to remove it); a kid given is kept, as clients sign with it.
-import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { jwkThumbprint } from '../signing/jwk-thumbprint.js';
 import { parseJwkPublicKey, isObject } from '../service-accounts/jwk-public-key.js';
 import { PrivateKeyGivenError, PublicKeyError } from '../service-accounts/public-key-errors.js';
 import type { ClientKey } from '../store/types.js';
@@ -100,15 +101,7 @@ export function clientKeyType(jwk: Record<string, string>): ClientKeyType {
   return jwk.kty === 'OKP' ? 'Ed25519' : jwk.kty === 'EC' ? 'P-256' : 'RSA';
 }
 
-/** RFC 7638: SHA-256 of the required members in lexicographic order, base64url. */
-export function jwkThumbprint(members: Record<string, string>): string {
-  const ordered = Object.fromEntries(
-    Object.keys(members)
-      .sort()
-      .map((name) => [name, members[name]]),
-  );
-  return createHash('sha256').update(JSON.stringify(ordered)).digest('base64url');
-}
+export { jwkThumbprint } from '../signing/jwk-thumbprint.js';
 
 /** A public JWK given by a client (a DPoP proof's header): checked by the same rules, its public members. */
 export function publicJwk(value: unknown): Record<string, string> {

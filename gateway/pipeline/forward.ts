@@ -11,6 +11,8 @@ import { Pool, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors.js';
 import { sendError } from '../http/error-reply.js';
 import { downstreamHeaderList } from './mutate.js';
+import type { ResponseSigning } from './response-signing.js';
+import { SignedResponseRelay } from './signed-response-relay.js';
 import type { Allowed, ResponseFields } from './verdict.js';
 
 /** One upstream the gateway forwards to (gateway/config/upstream-settings.ts, with its URL set). */
@@ -33,7 +35,7 @@ function poolFor(upstream: UpstreamTarget): Pool {
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
-function upstreamError(error: Error & { code?: string }): GatewayError {
+export function upstreamError(error: Error & { code?: string }): GatewayError {
   return new GatewayError(TIMEOUT_CODES.has(error.code ?? '') ? 'upstream_timeout' : 'upstream_unavailable');
 }
 
@@ -108,8 +110,11 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
 export class Forwarder {
   private readonly pools: ReadonlyMap<string, Pool>;
 
-  /** One pool per upstream, by name. */
-  constructor(upstreams: Readonly<Record<string, UpstreamTarget>>) {
+  /** One pool per upstream, by name; `signing` signs the responses of message_signing routes. */
+  constructor(
+    upstreams: Readonly<Record<string, UpstreamTarget>>,
+    private readonly signing: ResponseSigning,
+  ) {
     this.pools = new Map(Object.entries(upstreams).map(([name, upstream]) => [name, poolFor(upstream)]));
   }
 
@@ -133,7 +138,11 @@ export class Forwarder {
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      pool.dispatch({ method: request.method, path, headers, body: payload }, new ResponseRelay(request, reply, verdict.responseFields, resolve));
+      const relay =
+        verdict.answered === undefined
+          ? new ResponseRelay(request, reply, verdict.responseFields, resolve)
+          : new SignedResponseRelay(request, reply, verdict.responseFields, verdict.answered, this.signing, upstreamError, resolve);
+      pool.dispatch({ method: request.method, path, headers, body: payload }, relay);
     });
   }
 

@@ -5,19 +5,23 @@
 // for it. Observation is one hook for both listeners (observe.ts).
 //   1 identify      identify.ts      route, unambiguous path, client address        (400, 403, 404)
 //   2 authenticate  authenticate/    bearer.ts: token, and a DPoP proof for a bound
-//                                    one | signature/: Ed25519 request signature;
+//                                    one, and on a message_signing route the client's
+//                                    FAPI request signature (fapi-signature.ts) |
+//                                    signature/: Ed25519 request signature;
 //                                    read-only                                      (401, 503)
 //   3 authorize     authorize.ts     scope | IP allow-list and permission           (403)
 //   4 limit         limit.ts         the route's rate limit, per credential; before
 //                                    admit, so a limited request burns no nonce     (429, 503)
-//   5 admit         admit.ts         a DPoP proof: consume its jti; signed routes:
-//                                    consume the nonce, read the body
+//   5 admit         admit.ts         a DPoP proof: consume its jti; signed routes
+//                                    (either kind): consume the nonce, read the body
 //                                    and check its digest; a service account changed
 //                                    since stage 2 read it runs 1-5 once more, its
 //                                    rate-limit unit carried, not taken again        (401, 413, 503)
 //   6 mutate        mutate.ts        headers by rule: strip inbound credentials and
 //                                    client-chosen routing headers, set identity    (400)
-//   7 forward       forward.ts       exactly the path that was authorized           (502, 504)
+//   7 forward       forward.ts       exactly the path that was authorized; a
+//                                    message_signing route's response signed
+//                                    (signed-response-relay.ts)                     (502, 504)
 // Nothing reaches an upstream unless stages 1-5 passed; no store write and no body read happens
 // before the request is authenticated and authorized.
 import type { FastifyBaseLogger, HTTPMethods } from 'fastify';
@@ -87,6 +91,7 @@ async function checkOnce(deps: CheckDependencies, input: CheckInput, progress: P
     identityHeaders: identityHeaders(request, principal),
     responseFields: progress.unit?.fields ?? NO_FIELDS,
     body,
+    answered: authentication.answered,
   };
 }
 

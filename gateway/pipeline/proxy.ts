@@ -6,6 +6,7 @@ import { GatewayError } from '../errors.js';
 import { peerAddressOf } from '../net/client-ip.js';
 import { exchangeBody } from './body-source.js';
 import { Forwarder, type UpstreamTarget } from './forward.js';
+import type { ResponseSigning } from './response-signing.js';
 import { upstreamHeaders } from './mutate.js';
 import { receivedOriginal } from './original-request.js';
 import { PROXIED_METHODS, requestChecker, type CheckDependencies } from './pipeline.js';
@@ -14,6 +15,8 @@ import type { Allowed } from './verdict.js';
 export interface ProxyDependencies extends CheckDependencies {
   /** Every upstream with a URL, by name: each gets its own connection pool. */
   upstreams: Readonly<Record<string, UpstreamTarget>>;
+  /** How the responses of message_signing routes are signed. */
+  responseSigning: ResponseSigning;
 }
 
 function allowedVerdictOf(request: FastifyRequest): Allowed {
@@ -38,7 +41,7 @@ export async function registerProxy(app: FastifyInstance, deps: ProxyDependencie
     request.forwardedAt = performance.now();
   }
 
-  const forwarder = new Forwarder(deps.upstreams);
+  const forwarder = new Forwarder(deps.upstreams, deps.responseSigning);
   await app.register(async (proxy) => {
     // Bodies are not parsed: a signed route reads and verifies its own in the admit stage, and any
     // other body streams through to the upstream untouched.

@@ -1,6 +1,7 @@
 // What the checks (stages 1-5) conclude about a request, as a value: the proxy forwards an allowed
 // request, the decision listener answers for it, and each sets the verdict's fields on its own reply.
 import type { GatewayError } from '../errors.js';
+import type { AnsweredRequest } from '../signing/response-signature.js';
 import type { IdentifiedRequest } from './identify.js';
 import type { Principal } from './principal.js';
 import { DIGEST_DELEGATED_HEADER, digestLeftToUpstream } from './withheld-body.js';
@@ -19,6 +20,8 @@ export interface Allowed {
   readonly responseFields: ResponseFields;
   /** The exact body bytes a signed route verified, forwarded instead of the stream; undefined: none were read. */
   readonly body: Buffer | undefined;
+  /** A FAPI-signed request: the proxy signs the response over these request components (response-signature.ts). */
+  readonly answered?: AnsweredRequest;
 }
 
 export interface Refused {

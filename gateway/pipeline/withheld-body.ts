@@ -16,7 +16,12 @@ export function checkWithheldBody(original: OriginalRequest, route: PolicyRoute)
 }
 
 function bodyLeftToUpstream(original: OriginalRequest, route: PolicyRoute): boolean {
-  return original.body === 'withheld' && original.hasBody && route.auth === 'signature';
+  return original.body === 'withheld' && original.hasBody && bodyIsSigned(route);
+}
+
+/** A route whose requests sign their body's Content-Digest: the gateway checks the bytes against it. */
+export function bodyIsSigned(route: PolicyRoute): boolean {
+  return route.auth === 'signature' || route.messageSigning !== 'none';
 }
 
 /** Says the upstream must check the body against the signed Content-Digest (policy digest: upstream). */

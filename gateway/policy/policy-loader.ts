@@ -9,13 +9,13 @@ import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileTemplate, templatesOverlap, type Segment } from './path-template.js';
 import { PolicyError } from './policy-error.js';
-import type { AuthScheme, DigestCheck, PolicyFileShape, PolicyRouteShape } from './policy-schema.js';
+import type { AuthScheme, DigestCheck, MessageSigning, PolicyFileShape, PolicyRouteShape } from './policy-schema.js';
 import { checkPolicyShape } from './policy-shape.js';
 import { parseRateLimit, type RateLimitRule } from './rate-limit-rule.js';
 import { mergeVocabularies, type DeclaredVocabulary, type PermissionEntry, type Vocabulary, type VocabularyEntry } from './vocabulary.js';
 
 export { PolicyError } from './policy-error.js';
-export { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAM_NAME_PATTERN, type AuthScheme, type DigestCheck } from './policy-schema.js';
+export { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAM_NAME_PATTERN, type AuthScheme, type DigestCheck, type MessageSigning } from './policy-schema.js';
 
 export interface PolicyRoute {
   /** Stable id used in metrics and logs, e.g. "public:GET /v1/sales/{id}" ("public:GET api.example.com/v1/sales" with a host). */
@@ -41,6 +41,11 @@ export interface PolicyRoute {
    * the body against it (the decision says so). The proxy always checks the body itself.
    */
   readonly digest: DigestCheck;
+  /**
+   * 'fapi-2' (bearer routes): the client signs each request with one of its registered keys (the
+   * FAPI 2.0 HTTP signature profile) and the gateway signs each response (docs/message-signing.md).
+   */
+  readonly messageSigning: MessageSigning;
 }
 
 /** One file: its routes and the scopes and permissions it declares. */
@@ -86,9 +91,14 @@ function compileRoute(raw: PolicyRouteShape, file: string, defaults: PolicyFileS
   if (auth === 'signature' && (permissions.length === 0 || scopes.length > 0)) {
     throw new PolicyError(`${where}: a signature route needs permissions (at least one) and no scopes`);
   }
+  const messageSigning = raw.message_signing ?? defaults.message_signing ?? 'none';
+  if (messageSigning !== 'none' && auth !== 'bearer')
+    throw new PolicyError(`${where}: message_signing applies to bearer routes only (a signature route is signed by its service account already)`);
   const digest = raw.digest ?? defaults.digest ?? 'gateway';
-  if (digest === 'upstream' && auth !== 'signature')
-    throw new PolicyError(`${where}: digest: upstream applies to signature routes only (a bearer route's body is not signed)`);
+  if (digest === 'upstream' && auth !== 'signature' && messageSigning === 'none')
+    throw new PolicyError(
+      `${where}: digest: upstream applies to signed routes only (auth: signature, or message_signing: fapi-2): a plain bearer route's body is not signed`,
+    );
   const name = basename(file).replace(/\.ya?ml$/, '');
   // Routes that differ only by host are distinct routes: the host is part of the default id.
   const id = raw.id === undefined ? `${name}:${method} ${host ?? ''}${raw.path}` : String(raw.id);
@@ -109,6 +119,7 @@ function compileRoute(raw: PolicyRouteShape, file: string, defaults: PolicyFileS
     permissions: Object.freeze([...permissions]),
     rateLimit,
     digest,
+    messageSigning,
   });
 }
 

@@ -14,6 +14,9 @@ export type AuthScheme = (typeof AUTH_SCHEMES)[number];
 /** Who checks a signed body against its Content-Digest: the gateway, or (decision mode) the upstream. */
 export const DIGEST_CHECKS = ['gateway', 'upstream'] as const;
 export type DigestCheck = (typeof DIGEST_CHECKS)[number];
+/** What a bearer route asks beyond the token: none, or the FAPI 2.0 HTTP signature profile (signed requests and responses). */
+export const MESSAGE_SIGNING = ['none', 'fapi-2'] as const;
+export type MessageSigning = (typeof MESSAGE_SIGNING)[number];
 
 /** The name of a configured upstream. */
 export const UPSTREAM_NAME_PATTERN = '^[a-z][a-z0-9-]{0,31}$';
@@ -71,6 +74,13 @@ const Digest = (scope: string) =>
     ...about(
       `Who checks the body of a signed request to ${scope} against its Content-Digest when an edge proxy asks for a decision without the body: the gateway (such a request is refused; the default) or the upstream.`,
       `must be one of ${DIGEST_CHECKS.join(', ')}`,
+    ),
+  });
+const MessageSigningField = (scope: string) =>
+  Type.Enum(MESSAGE_SIGNING, {
+    ...about(
+      `Whether ${scope} (a bearer route) follows the FAPI 2.0 HTTP signature profile: fapi-2 (each request signed by the client's registered key with tag fapi-2-request, each response signed by the gateway with tag fapi-2-response) or none (the default).`,
+      `must be one of ${MESSAGE_SIGNING.join(', ')}`,
     ),
   });
 const RateLimit = (scope: string) =>
@@ -154,6 +164,7 @@ export const PolicyRouteSchema = Type.Object(
     ),
     rate_limit: Type.Optional(RateLimit(ROUTE)),
     digest: Type.Optional(Digest(ROUTE)),
+    message_signing: Type.Optional(MessageSigningField(ROUTE)),
   },
   { additionalProperties: false, description: 'A method and a path template, with the upstream, the scheme and the scopes or permissions it needs.' },
 );
@@ -166,6 +177,7 @@ export const PolicyFileSchema = Type.Object(
     host: Type.Optional(Host(FILE)),
     rate_limit: Type.Optional(RateLimit(FILE)),
     digest: Type.Optional(Digest(FILE)),
+    message_signing: Type.Optional(MessageSigningField(FILE)),
     scopes: Type.Optional(
       Declarations('scope', ScopeDeclaration, 'The OAuth scopes this file declares, name: description. Any policy file may name them in its routes.'),
     ),
@@ -182,7 +194,7 @@ export const PolicyFileSchema = Type.Object(
     additionalProperties: false,
     title: 'Access gateway policy file',
     description:
-      'Routes the gateway lets through, with the scopes and permissions they need. The upstream, auth, host, rate_limit and digest given here apply to every route that gives none.',
+      'Routes the gateway lets through, with the scopes and permissions they need. The upstream, auth, host, rate_limit, digest and message_signing given here apply to every route that gives none.',
   },
 );
 export type PolicyFileShape = Static<typeof PolicyFileSchema>;

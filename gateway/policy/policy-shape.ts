@@ -16,8 +16,8 @@ ajv.addKeyword('errorMessage');
 const validateFile = ajv.compile<PolicyFileShape>(PolicyFileSchema);
 
 /** The order problems are reported in: the file's own fields, then each route's, top to bottom. */
-const FILE_FIELDS = ['routes', 'rate_limit', 'upstream', 'auth', 'host', 'digest', 'scopes', 'permissions'];
-const ROUTE_FIELDS = ['method', 'path', 'upstream', 'auth', 'host', 'scopes', 'permissions', 'digest', 'id', 'rate_limit'];
+const FILE_FIELDS = ['routes', 'rate_limit', 'upstream', 'auth', 'host', 'digest', 'message_signing', 'scopes', 'permissions'];
+const ROUTE_FIELDS = ['method', 'path', 'upstream', 'auth', 'host', 'scopes', 'permissions', 'digest', 'message_signing', 'id', 'rate_limit'];
 const METHOD = new RegExp(`^(${METHODS.join('|')})$`, 'i');
 
 function isMapping(value: unknown): value is Record<string, unknown> {

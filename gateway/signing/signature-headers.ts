@@ -11,7 +11,7 @@ export interface ReceivedSignature extends SignatureDescriptor {
   readonly signature: Buffer;
 }
 
-type Entry = { label: string; keyid: string | undefined; read: () => ReceivedSignature };
+type Entry = { label: string; keyid: string | undefined; tag: string | undefined; read: () => ReceivedSignature };
 
 function parse(name: string, value: string): Dictionary {
   try {
@@ -48,8 +48,11 @@ export class SignatureHeaders {
     const signatures = parse('Signature', signature);
     const entries: Entry[] = [];
     for (const [label, input] of inputs) {
-      const keyid = isInnerList(input) ? input[1].get('keyid') : undefined;
-      entries.push({ label, keyid: typeof keyid === 'string' ? keyid : undefined, read: () => readEntry(label, input, signatures) });
+      const parameter = (name: string) => {
+        const value = isInnerList(input) ? input[1].get(name) : undefined;
+        return typeof value === 'string' ? value : undefined;
+      };
+      entries.push({ label, keyid: parameter('keyid'), tag: parameter('tag'), read: () => readEntry(label, input, signatures) });
     }
     return new SignatureHeaders(entries);
   }
@@ -69,6 +72,14 @@ export class SignatureHeaders {
     const matches = this.entries.filter((e) => e.keyid === keyid);
     if (matches.length === 0) throw new SignatureError('not_found', 'No signature has a keyid equal to the x-access-id header.');
     if (matches.length > 1) throw new SignatureError('ambiguous', 'More than one signature has a keyid equal to the x-access-id header.');
+    return matches[0]!.read();
+  }
+
+  /** The one signature with this tag parameter (RFC 9421 section 2.3: what the signature is for); none or several is an error. */
+  byTag(tag: string): ReceivedSignature {
+    const matches = this.entries.filter((e) => e.tag === tag);
+    if (matches.length === 0) throw new SignatureError('not_found', `No signature has tag="${tag}".`);
+    if (matches.length > 1) throw new SignatureError('ambiguous', `More than one signature has tag="${tag}".`);
     return matches[0]!.read();
   }
 

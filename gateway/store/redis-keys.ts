@@ -7,6 +7,7 @@
 //   <p>client:{<clientId>}:revoked:<jti>   revocation mark, expires with the token
 //   <p>client:{<clientId>}:assertion:<h>  a used client assertion (h: SHA-256 of its jti), expires with it
 //   <p>client:{<clientId>}:dpop:<h>       a used DPoP proof made with the client's key (h: SHA-256 of its jti)
+//   <p>client:{<clientId>}:sig-nonce:<h>  a used nonce of the client's FAPI request signatures (h: its SHA-256)
 //   <p>client:{<clientId>}:void            a cancelled create: this client can never be created (index-repair.ts)
 //   <p>sa:{<accessId>}                     service account record (JSON, without usage)
 //   <p>sa:{<accessId>}:used                last use (JSON {at, ip})
@@ -28,6 +29,9 @@
 //   <p>layout:version                      '4' once the store is in this layout with every record in
 //                                          its current shape (redis-layout-migration.ts)
 import type { OneTimeJwt } from './ports/clients.js';
+
+/** The name part of a used-once key, per use: each use has values of its own. */
+const USED_KEY_NAMES: Readonly<Record<OneTimeJwt, string>> = { client_assertion: 'assertion', dpop_proof: 'dpop', signature_nonce: 'sig-nonce' };
 export type CredentialKind = 'client' | 'sa';
 
 /** Escapes a key prefix for SCAN MATCH. */
@@ -57,7 +61,7 @@ export class RedisKeys {
 
   /** `jtiHash`: the jti's SHA-256 (base64url), so that the key stays short whatever the jti. */
   usedTokenId(clientId: string, use: OneTimeJwt, jtiHash: string): string {
-    return credentialKey(this.prefix, 'client', clientId, `${use === 'client_assertion' ? 'assertion' : 'dpop'}:${jtiHash}`);
+    return credentialKey(this.prefix, 'client', clientId, `${USED_KEY_NAMES[use]}:${jtiHash}`);
   }
 
   account(accessId: string): string {

@@ -182,7 +182,27 @@ t.test('digest: upstream applies to signed routes only, per route or for a whole
   refused(
     t,
     { 'p.yaml': `${PUBLIC_HEAD}  - { method: POST, path: /v1/x, scopes: [sales], digest: upstream }\n` },
-    'p.yaml, route POST /v1/x: digest: upstream applies to signature routes only',
+    'p.yaml, route POST /v1/x: digest: upstream applies to signed routes only',
+  );
+  refused(
+    t,
+    { 'r.yaml': `${BANKING_HEAD}routes:\n  - { method: POST, path: /v1/x, permissions: [initiate_payment], message_signing: fapi-2 }\n` },
+    'r.yaml, route POST /v1/x: message_signing applies to bearer routes only',
+  );
+  refused(
+    t,
+    { 's.yaml': `${PUBLIC_HEAD}  - { method: POST, path: /v1/x, scopes: [sales], message_signing: jws }\n` },
+    'message_signing must be one of none, fapi-2, got "jws"',
+  );
+  const signed = loaded(t, {
+    'p.yaml': `${PUBLIC_HEAD}  - { method: POST, path: /v1/x, scopes: [sales], message_signing: fapi-2, digest: upstream }\n  - { method: GET, path: /v1/y, scopes: [sales] }\n`,
+  });
+  t.same(
+    signed.routes.map((route) => [route.template, route.messageSigning, route.digest]),
+    [
+      ['/v1/x', 'fapi-2', 'upstream'],
+      ['/v1/y', 'none', 'gateway'],
+    ],
   );
   refused(
     t,

@@ -1,7 +1,19 @@
 // @access-gateway/signing: sign requests for the access gateway's banking API (RFC 9421 HTTP Message
-// Signatures with Ed25519, RFC 9530 Content-Digest) and make DPoP proofs (RFC 9449), with node:crypto only. See SIGNING.md.
+// Signatures with Ed25519, RFC 9530 Content-Digest), make DPoP proofs (RFC 9449) and FAPI 2.0 request
+// signatures, with node:crypto only. See SIGNING.md.
 export { contentDigest, DIGEST_ALGORITHMS, type DigestAlgorithm } from './content-digest.js';
 export { dpopProof, dpopThumbprint, type DpopProofOptions } from './dpop.js';
+export {
+  FAPI_REQUEST_TAG,
+  FAPI_RESPONSE_TAG,
+  fapiRequestComponents,
+  httpSignatureAlgorithm,
+  signFapiRequest,
+  signHttpMessage,
+  type FapiSignedRequest,
+  type FapiSigningOptions,
+  type HttpSignatureAlgorithm,
+} from './fapi.js';
 export type {
   AnyDispatch,
   Dispatch,
@@ -31,6 +43,7 @@ export {
   type SigningOptions,
   type SignRequestOptions,
 } from './sign-request.js';
+export { componentValue } from './components.js';
 export { buildSignatureBase } from './signature-base.js';
 export { descriptor, readParameters, serializeSignatureParams, type SignatureDescriptor, type SignatureParameters } from './signature-params.js';
 export { DisplayString, Token, type BareItem, type Parameters } from './structured-fields.js';

@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors.js';
 import type { AuthScheme } from '../../policy/policy-loader.js';
 import type { BodySource } from '../body-source.js';
 import type { IdentifiedRequest } from '../identify.js';
+import type { AnsweredRequest } from '../../signing/response-signature.js';
 import type { Principal } from '../principal.js';
 
 /**
@@ -23,6 +24,8 @@ export interface Admission {
 export interface Authentication {
   readonly principal: Principal;
   readonly admission?: Admission;
+  /** A FAPI-signed request (message_signing routes): what the gateway's signature on the response covers of it. */
+  readonly answered?: AnsweredRequest;
 }
 
 /** One authentication scheme: proves who sent the request or throws a GatewayError (401/503). */

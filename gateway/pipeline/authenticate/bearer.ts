@@ -3,7 +3,8 @@
 // retired". A Bearer token (RFC 6750) is enough by itself; a DPoP-bound one (RFC 9449, cnf.jkt) only
 // as Authorization: DPoP with a proof of its key for this request, whose jti is used up in stage 5
 // (admit), once the request is authorized and within its limit. A bound token sent as Bearer is
-// refused: a copy of it is worth nothing without the key.
+// refused: a copy of it is worth nothing without the key. On a message_signing route the request
+// must also carry the client's FAPI signature (fapi-signature.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../../errors.js';
 import type { AccessTokens } from '../../oauth/access-tokens.js';
@@ -11,8 +12,10 @@ import type { DpopProofs } from '../../oauth/dpop.js';
 import { SIGNING_KEY_RETIRED, TokenVerificationError, type VerifiedToken } from '../../oauth/access-tokens.js';
 import { StoreUnavailableError, type CredentialStore } from '../../store/types.js';
 import type { IdentifiedRequest } from '../identify.js';
+import type { BodySource } from '../body-source.js';
 import type { ClientPrincipal } from '../principal.js';
 import type { Authentication, Authenticator } from './authenticator.js';
+import type { FapiRequestSignatures } from './fapi-signature.js';
 
 const REALM = 'Bearer realm="gateway"';
 
@@ -30,6 +33,7 @@ export class BearerAuthenticator implements Authenticator {
     private readonly tokens: AccessTokens,
     private readonly store: CredentialStore,
     private readonly dpop: DpopProofs,
+    private readonly fapi: FapiRequestSignatures,
   ) {}
 
   /** A refusal of a token, challenged in the scheme the client used (the metadata names DPoP's algorithms). */
@@ -80,12 +84,15 @@ export class BearerAuthenticator implements Authenticator {
       scopes: claims.scope.split(' ').filter(Boolean),
       ...(jkt === undefined ? {} : { jkt }),
     };
-    if (checked === undefined) return { principal };
-    // Stage 5: the proof's jti, used up once the request is authorized and within its limit.
-    const admit = async (): Promise<undefined> => {
-      await this.dpop.consume(claims.client_id, checked, false);
-      return undefined;
+    // A message_signing route: the client's own signature over this request, by one of its keys.
+    const signed = request.route.messageSigning === 'fapi-2' ? this.fapi.verify(request, state.client) : undefined;
+    if (checked === undefined && signed === undefined) return { principal };
+    // Stage 5, once the request is authorized and within its limit: the proof's jti used up, then
+    // the signature's nonce and body.
+    const admit = async (body: BodySource): Promise<Buffer | undefined> => {
+      if (checked !== undefined) await this.dpop.consume(claims.client_id, checked, false);
+      return signed === undefined ? undefined : this.fapi.admit(claims.client_id, request, signed, body);
     };
-    return { principal, admission: { admit } };
+    return { principal, admission: { admit }, answered: signed?.answered };
   }
 }

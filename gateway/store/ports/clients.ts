@@ -4,8 +4,8 @@ import type { Page, PageRequest } from './paging.js';
 
 /** How a client authenticates at the token endpoint (RFC 7591 token_endpoint_auth_method). */
 
-/** The single-use JWTs a client sends: RFC 7523 client assertions and RFC 9449 DPoP proofs. */
-export type OneTimeJwt = 'client_assertion' | 'dpop_proof';
+/** What a client may use once: RFC 7523 client assertions, RFC 9449 DPoP proofs (by jti) and nonces of its FAPI request signatures. */
+export type OneTimeJwt = 'client_assertion' | 'dpop_proof' | 'signature_nonce';
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
