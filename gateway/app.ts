@@ -16,6 +16,7 @@ import { AccessTokens } from './oauth/access-tokens.js';
 import { ClientAuthenticator } from './oauth/client-authentication.js';
 import { registerDiscovery, tokenEndpointUrl } from './oauth/discovery.js';
 import { DpopProofs } from './oauth/dpop.js';
+import { DpopNonces } from './oauth/dpop-nonces.js';
 import type { SigningKeys } from './oauth/signing-keys.js';
 import { registerTokenEndpoint, type OAuthDependencies } from './oauth/token-endpoint.js';
 import { registerTokenManagement } from './oauth/token-management.js';
@@ -86,7 +87,11 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   const storeRuntime = await openStoreRuntime(settings, options, metrics);
   const { store, hasher, keys, readiness } = storeRuntime;
   const tokens = new AccessTokens(settings, keys);
-  const dpop = new DpopProofs(settings, store);
+  const dpop = new DpopProofs(
+    settings,
+    store,
+    settings.dpopNonceSeconds === 0 ? undefined : new DpopNonces(() => hasher.derivedKey('dpop-nonce'), settings.dpopNonceSeconds),
+  );
   const usage = new UsageRecorder(store);
 
   const bodyBudget = new BodyBudget(settings.bodyBufferBudgetBytes);

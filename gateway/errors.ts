@@ -81,6 +81,12 @@ export const ERRORS = {
   },
 
   // Signed requests (banking API)
+  use_dpop_nonce: {
+    status: 401,
+    tokenEndpointStatus: 400,
+    message: 'The DPoP proof must carry the nonce the gateway provides (DPoP-Nonce).',
+    action: 'Make the proof again with the nonce of the DPoP-Nonce response header (openid-client does this by itself) and resend.',
+  },
   signature_missing: {
     status: 401,
     message: 'The request is not signed: x-access-id, Signature-Input and Signature are required.',

@@ -205,6 +205,15 @@ export const SETTINGS = {
     default: 60,
     description: "How old a DPoP proof may be by its iat; its jti is remembered that long (and a minute more) on every instance.",
   }),
+  dpopNonceSeconds: setting({
+    key: 'dpop_nonce_seconds',
+    env: 'GATEWAY_DPOP_NONCE_SECONDS',
+    kind: integer(0, 86_400),
+    default: 0,
+    shownDefault: '0 (no server nonces)',
+    description:
+      'Server-provided DPoP nonces (RFC 9449 sections 8, 9): every proof must carry a nonce from a DPoP-Nonce header (use_dpop_nonce otherwise), each valid for one to two of these periods, on every instance. 0: none (the proof\'s iat and single-use jti bound it).',
+  }),
   oauthErrorStyle: setting({
     key: 'oauth_error_style',
     env: 'GATEWAY_OAUTH_ERROR_STYLE',

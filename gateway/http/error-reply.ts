@@ -19,7 +19,13 @@ declare module 'fastify' {
 }
 
 /** The 400 codes RFC 6749 section 5.2 defines, and RFC 9449 section 5 adds; any other 400 is invalid_request there. */
-const OAUTH_400_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['invalid_request', 'unsupported_grant_type', 'invalid_scope', 'invalid_dpop_proof']);
+const OAUTH_400_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'invalid_request',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
+]);
 
 export function toGatewayError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;

@@ -104,6 +104,11 @@ export class ClientSecretHasher {
     return current || previous;
   }
 
+  /** A key for another purpose, derived from the shared one (the same on every instance, different per purpose). */
+  derivedKey(purpose: string): Buffer {
+    return createHmac('sha256', this.usableKey()).update(`derived key for ${purpose}`, 'utf8').digest();
+  }
+
   close(): void {
     clearInterval(this.timer);
     this.unwatch?.();

@@ -39,6 +39,8 @@ export interface CheckedDpopProof {
   jkt: string;
   jti: string;
   iat: number;
+  /** The server-provided nonce the proof carries, if any (checked by DpopProofs when nonces are on). */
+  nonce: string | undefined;
 }
 
 function jsonObject(segment: string, what: string): Record<string, unknown> {
@@ -99,8 +101,8 @@ function proofKey(value: unknown): { jwk: Record<string, string>; jkt: string } 
   return checked;
 }
 
-function checkClaims(claims: Record<string, unknown>, rules: DpopRules): { jti: string; iat: number } {
-  const { jti, htm, htu, iat, ath } = claims;
+function checkClaims(claims: Record<string, unknown>, rules: DpopRules): { jti: string; iat: number; nonce: string | undefined } {
+  const { jti, htm, htu, iat, ath, nonce } = claims;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH)
     throw new DpopProofRefused(`the proof's jti is missing or longer than ${MAX_JTI_LENGTH}`);
   if (htm !== rules.method) throw new DpopProofRefused("the proof's htm is not this request's method");
@@ -113,7 +115,9 @@ function checkClaims(claims: Record<string, unknown>, rules: DpopRules): { jti: 
     if (typeof ath !== 'string' || ath !== accessTokenHash(rules.accessToken))
       throw new DpopProofRefused("the proof's ath is not the hash of this access token");
   }
-  return { jti, iat };
+  if (nonce !== undefined && (typeof nonce !== 'string' || nonce.length > MAX_JTI_LENGTH))
+    throw new DpopProofRefused(`the proof's nonce is not a string of at most ${MAX_JTI_LENGTH} characters`);
+  return { jti, iat, nonce };
 }
 
 /** The proof checked against the request it came with; throws DpopProofRefused. */

@@ -6,6 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { CredentialStore } from '../store/types.js';
 import { headerAlgorithms } from './client-assertion.js';
+import type { DpopNonces } from './dpop-nonces.js';
 import { checkDpopProof, DPOP_CLOCK_SKEW_SECONDS, DpopProofRefused, type CheckedDpopProof } from './dpop-proof.js';
 
 /** The request a proof must be for. */
@@ -21,13 +22,15 @@ export class DpopProofs {
   constructor(
     private readonly settings: Pick<Settings, 'dpopAlgorithms' | 'dpopProofMaxAgeSeconds'>,
     private readonly store: Pick<CredentialStore, 'consumeTokenId'>,
+    /** Server-provided nonces (GATEWAY_DPOP_NONCE_SECONDS); undefined: off. */
+    private readonly nonces: DpopNonces | undefined,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
   ) {
     this.algorithms = headerAlgorithms(settings.dpopAlgorithms);
   }
 
   /** WWW-Authenticate for a protected route's refusal (RFC 9449 7.1). */
-  challenge(error?: 'invalid_dpop_proof' | 'invalid_token', description?: string): string {
+  challenge(error?: 'invalid_dpop_proof' | 'invalid_token' | 'use_dpop_nonce', description?: string): string {
     const parts = [`DPoP algs="${this.algorithms.join(' ')}"`];
     if (error) parts.push(`error="${error}"`);
     // A quoted-string (RFC 9110 5.6.4): the description's own quotes become apostrophes.
@@ -43,8 +46,30 @@ export class DpopProofs {
     return value;
   }
 
-  /** The proof checked against the request (and the access token it came with); a refusal is invalid_dpop_proof. */
+  /** The nonce a successful token response hands out (DPoP-Nonce), when nonces are on. */
+  freshNonce(): string | undefined {
+    return this.nonces?.current();
+  }
+
+  /**
+   * The proof checked against the request (and the access token it came with); a refusal is
+   * invalid_dpop_proof, or use_dpop_nonce with a fresh nonce when nonces are on and it lacks a current one.
+   */
   check(proof: string, target: DpopTarget, accessToken: string | undefined, atTokenEndpoint: boolean): CheckedDpopProof {
+    const checked = this.checkProof(proof, target, accessToken, atTokenEndpoint);
+    if (this.nonces !== undefined && !this.nonces.accepts(checked.nonce)) {
+      const description = checked.nonce === undefined ? 'the proof must carry the nonce in DPoP-Nonce' : "the proof's nonce is not current";
+      const headers: Record<string, string> = { 'dpop-nonce': this.nonces.current() };
+      if (!atTokenEndpoint) headers['www-authenticate'] = this.challenge('use_dpop_nonce', description);
+      throw new GatewayError('use_dpop_nonce', `The DPoP proof needs a current server nonce: ${description}; make it again with the nonce in DPoP-Nonce.`, {
+        headers,
+        atTokenEndpoint,
+      });
+    }
+    return checked;
+  }
+
+  private checkProof(proof: string, target: DpopTarget, accessToken: string | undefined, atTokenEndpoint: boolean): CheckedDpopProof {
     try {
       return checkDpopProof(proof, {
         algorithms: this.algorithms,

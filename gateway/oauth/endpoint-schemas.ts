@@ -71,7 +71,7 @@ export const TOKEN_RESPONSES = {
     },
     { description: 'Token issued. Cache-Control: no-store.' },
   ),
-  400: oauthError('invalid_request, unsupported_grant_type, invalid_scope or invalid_dpop_proof.'),
+  400: oauthError('invalid_request, unsupported_grant_type, invalid_scope, invalid_dpop_proof or use_dpop_nonce (with DPoP-Nonce).'),
   401: oauthError(CLIENT_AUTH_401),
   429: oauthError('too_many_requests: repeated failures; see Retry-After.'),
 };

@@ -78,6 +78,9 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     const { token } = await deps.tokens.issue(client, scopes, checkedProof?.jkt);
     deps.metrics.tokensIssued.inc();
     const tokenType = checkedProof === undefined ? 'Bearer' : 'DPoP';
+    // The nonce the client's next proofs (to the routes too) are to carry.
+    const nonce = checkedProof === undefined ? undefined : deps.dpop.freshNonce();
+    if (nonce !== undefined) reply.header('dpop-nonce', nonce);
     return { access_token: token, token_type: tokenType, expires_in: deps.tokens.lifetimeSeconds, scope: scopes.join(' ') };
   });
 }
