@@ -209,6 +209,7 @@ t.test('an OAuth client secret is rolled in the dashboard', async (t) => {
       .getByRole('button', { name: /^Roll secret/ })
       .click();
     await page.getByRole('heading', { name: 'Roll the secret of “test client”' }).waitFor();
+    t.ok(await page.getByRole('radio', { name: /^1 hour/ }).isChecked(), 'a planned roll keeps the old secret an hour unless told');
     await page.getByRole('radio', { name: new RegExp(`^${grace}`) }).check();
     const [response] = await Promise.all([
       page.waitForResponse(`**/admin/v1/clients/${client.client_id}/secret`),

@@ -69,6 +69,44 @@ export function checkboxGroup({ id, field, legend, hint, options }) {
   );
 }
 
+/**
+ * One choice among `choices` ({ value, title, detail }) as radio buttons with a legend, a hint and
+ * an error slot; `checked` is the value chosen at first.
+ */
+export function radioGroup({ id, field, legend, hint, choices, checked }) {
+  return h(
+    'fieldset',
+    { class: 'field', 'data-field': field, 'data-label': legend, 'aria-describedby': `${id}-hint ${id}-error` },
+    h('legend', {}, legend),
+    h('p', { id: `${id}-hint`, class: 'hint' }, hint),
+    h(
+      'div',
+      { class: 'checkbox-list' },
+      choices.map((choice) =>
+        h(
+          'label',
+          { class: 'checkbox-option', for: `${id}-${choice.value}` },
+          h('input', {
+            type: 'radio',
+            id: `${id}-${choice.value}`,
+            name: field,
+            value: String(choice.value),
+            checked: String(choice.value) === String(checked),
+            'aria-describedby': `${id}-${choice.value}-detail`,
+          }),
+          h(
+            'span',
+            {},
+            h('span', { class: 'option-title' }, choice.title),
+            h('span', { id: `${id}-${choice.value}-detail`, class: 'option-detail' }, choice.detail),
+          ),
+        ),
+      ),
+    ),
+    h('p', { id: `${id}-error`, class: 'field-error', hidden: true }),
+  );
+}
+
 /** One yes/no checkbox (a boolean API field) with its hint and error slot, styled as a group option. */
 export function checkboxField({ id, field, label, hint }) {
   return h(

@@ -1,20 +1,32 @@
-// Settings -> API Credentials -> OAuth clients: list with scopes, create (secret shown once),
-// roll the secret (new one shown once, the old one kept for a grace period), delete.
+// Settings -> API Credentials -> OAuth clients: list with scopes, create (with a secret, shown once,
+// or with a public key: private_key_jwt; optionally DPoP-bound), roll the secret (new one shown once,
+// the old one kept for a grace period) or rotate the keys (oauth-client-keys.js), delete.
 import { api } from './api.js';
 import { h, replaceChildren } from './dom.js';
-import { checkboxField, checkboxGroup, checkedValues, chips, formSummary, routesText, textField } from './components.js';
+import { checkboxField, checkboxGroup, checkedValues, chips, formSummary, radioGroup, routesText, textField } from './components.js';
 import { formCard, showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
 import { clearErrors, clearErrorsOnEdit, showApiError } from './form-errors.js';
 import { dateTimeElement, relativeTime, timeElement } from './format.js';
+import { parsePublicJwks, showClientKeys } from './oauth-client-keys.js';
 
-/** How long the replaced secret keeps working (the API allows 0 to 7 days). */
-const GRACE_CHOICES = [
-  { seconds: 0, title: 'None', detail: 'The old secret is refused at once: for a leaked secret.' },
-  { seconds: 3_600, title: '1 hour', detail: 'Time to deploy the new secret before the old one stops working.' },
-  { seconds: 86_400, title: '24 hours', detail: 'For deployments that take a day to reach every instance.' },
-  { seconds: 604_800, title: '7 days', detail: 'The longest grace period.' },
+const AUTH_METHODS = [
+  { value: 'client_secret_basic', title: 'Client secret', detail: 'The gateway makes a secret, shown once; the client sends it with each token request.' },
+  {
+    value: 'private_key_jwt',
+    title: 'Private key (private_key_jwt)',
+    detail: 'The client signs each token request with its private key; the gateway holds only the public key. FAPI 2.0 asks for this.',
+  },
 ];
+
+/** How long the replaced secret keeps working (the API allows 0 to 7 days); a planned roll keeps it an hour. */
+const GRACE_CHOICES = [
+  { value: 0, title: 'None', detail: 'The old secret is refused at once: for a leaked secret.' },
+  { value: 3_600, title: '1 hour', detail: 'Time to deploy the new secret before the old one stops working.' },
+  { value: 86_400, title: '24 hours', detail: 'For deployments that take a day to reach every instance.' },
+  { value: 604_800, title: '7 days', detail: 'The longest grace period.' },
+];
+const PLANNED_ROLL_GRACE = 3_600;
 
 export function oauthClientsTab(panel, vocabulary) {
   const tab = { panel, noun: 'OAuth client', prefix: 'oc', route: '#oauth-clients', path: '/admin/v1/clients' };
@@ -23,10 +35,10 @@ export function oauthClientsTab(panel, vocabulary) {
   function showList(notice) {
     return showCredentialList(tab, {
       description:
-        'Credentials for the public API. A client exchanges its client ID and secret at /v1/oauth/token for a Bearer token that carries the client’s scopes.',
+        'Credentials for the public API. A client exchanges its client ID and secret, or an assertion signed with its key, at /v1/oauth/token for a token that carries the client’s scopes.',
       load: pageLoader(tab.path, 'clients'),
       empty: { title: 'No OAuth clients yet', text: 'Create a client for each application that calls the public API, with only the scopes it needs.' },
-      columns: ['Name', 'Client ID', 'Scopes', 'Account', 'Created'],
+      columns: ['Name', 'Client ID', 'Scopes', 'Authentication', 'Account', 'Created'],
       row: clientRow,
       notice,
     });
@@ -39,10 +51,23 @@ export function oauthClientsTab(panel, vocabulary) {
       h('td', {}, h('div', { class: 'cell-title' }, client.name), client.resource_server ? h('span', { class: 'chip' }, 'resource server') : null),
       h('td', {}, h('span', { class: 'masked' }, client.client_id)),
       h('td', {}, chips(client.scopes)),
+      h('td', {}, authenticationCell(client)),
       h('td', {}, client.account_id ?? h('span', { class: 'muted' }, '—')),
       h('td', {}, timeElement(client.created_at)),
-      deleteCell(tab, client.name, () => deleteClient(client), [rowButton(tab, client.name, 'Roll secret', () => showRoll(client))]),
+      deleteCell(tab, client.name, () => deleteClient(client), [
+        keyBound(client)
+          ? rowButton(tab, client.name, 'Keys', () => void showClientKeys(tab, client.client_id, showList))
+          : rowButton(tab, client.name, 'Roll secret', () => showRoll(client)),
+      ]),
     );
+  }
+
+  function authenticationCell(client) {
+    const method = keyBound(client) ? `Private key (${client.jwks.keys.length === 1 ? '1 key' : `${client.jwks.keys.length} keys`})` : 'Secret';
+    return [
+      h('div', {}, method),
+      client.dpop_bound_access_tokens ? h('span', { class: 'chip', title: 'Every token is bound to a DPoP key (RFC 9449)' }, 'DPoP') : null,
+    ];
   }
 
   function deleteClient(client) {
@@ -57,7 +82,7 @@ export function oauthClientsTab(panel, vocabulary) {
 
   function showCreate() {
     showCreateForm(tab, {
-      intro: 'The client ID and secret are generated by the gateway; the secret is shown once, after you create the client.',
+      intro: 'The client ID is generated by the gateway; so is the secret of a client that uses one, shown once after you create the client.',
       fields: [
         textField({
           id: 'oc-name',
@@ -82,6 +107,33 @@ export function oauthClientsTab(panel, vocabulary) {
             details: [h('span', { class: 'option-routes' }, routesText(s.routes)), h('span', { class: 'option-detail' }, s.description)],
           })),
         }),
+        radioGroup({
+          id: 'oc-method',
+          field: 'token_endpoint_auth_method',
+          legend: 'Authentication',
+          hint: 'How the client proves who it is at the token endpoint.',
+          choices: AUTH_METHODS,
+          checked: 'client_secret_basic',
+        }),
+        textField({
+          id: 'oc-jwks',
+          field: 'jwks',
+          label: 'Public key (JWK)',
+          multiline: true,
+          mono: true,
+          hint: [
+            'The public JWK (or a JWK Set of one or two) the client signs with: Ed25519, P-256 or RSA of 2048 bits or more. Its ',
+            h('code', {}, 'kid'),
+            ' is kept; without one the key’s thumbprint becomes its kid.',
+          ],
+          attributes: { rows: '4', placeholder: '{"kty":"OKP","crv":"Ed25519","x":"…","kid":"k1"}' },
+        }),
+        checkboxField({
+          id: 'oc-dpop',
+          field: 'dpop_bound_access_tokens',
+          label: 'DPoP-bound tokens',
+          hint: 'Every token request must carry a DPoP proof, and every token is bound to that key: a copied token is useless without it.',
+        }),
         textField({
           id: 'oc-account-id',
           field: 'account_id',
@@ -101,23 +153,46 @@ export function oauthClientsTab(panel, vocabulary) {
       problems: (body) => [
         ...(body.name ? [] : [{ field: 'name', message: 'Enter a name.' }]),
         ...(body.scopes.length > 0 ? [] : [{ field: 'scopes', message: 'Choose at least one scope.' }]),
+        ...(body.jwks?.problem ? [{ field: 'jwks', message: body.jwks.problem }] : []),
       ],
       created: showClientCreated,
     });
+    // The key field belongs to the key method: shown only while it is chosen.
+    const form = panel.querySelector('form');
+    const keyField = form.querySelector('[data-field="jwks"]');
+    const showKeyField = () => (keyField.hidden = form.querySelector('input[name="token_endpoint_auth_method"]:checked').value !== 'private_key_jwt');
+    form.querySelectorAll('input[name="token_endpoint_auth_method"]').forEach((input) => input.addEventListener('change', showKeyField));
+    showKeyField();
   }
 
   function readForm(form) {
+    const method = form.querySelector('input[name="token_endpoint_auth_method"]:checked').value;
     const body = {
       name: form.querySelector('#oc-name').value.trim(),
       scopes: checkedValues(form, 'scopes'),
+      token_endpoint_auth_method: method,
+      dpop_bound_access_tokens: form.querySelector('#oc-dpop').checked,
       resource_server: form.querySelector('#oc-resource-server').checked,
     };
+    if (method === 'private_key_jwt') body.jwks = parsePublicJwks(form.querySelector('#oc-jwks').value);
     const accountId = form.querySelector('#oc-account-id').value.trim();
     if (accountId) body.account_id = accountId;
     return body;
   }
 
   function showClientCreated(client) {
+    if (keyBound(client)) {
+      showCreated(tab, {
+        text: `“${client.name}” can now get tokens with the scopes ${client.scopes.join(', ')}, signing its token requests with the key ${client.jwks.keys.map((k) => k.kid).join(' or ')}${client.dpop_bound_access_tokens ? ', each with a DPoP proof' : ''}.`,
+        secrets: [{ id: 'created-client-id', label: 'Client ID', value: client.client_id }],
+        warning: {
+          title: 'The client ID is its iss and sub.',
+          text: 'The client puts it in each assertion it signs; the gateway holds no secret for this client, only the public key.',
+        },
+        done: showList,
+      });
+      return;
+    }
     showCreated(tab, {
       text: `“${client.name}” can now get tokens with the scopes ${client.scopes.join(', ')}${client.resource_server ? ', and introspect tokens' : ''}.`,
       secrets: [
@@ -140,37 +215,14 @@ export function oauthClientsTab(panel, vocabulary) {
       h('h2', { id: 'oc-roll-title' }, `Roll the secret of “${client.name}”`),
       h('p', { class: 'intro' }, 'The gateway makes a new secret, shown once. The new secret works at once; tokens already issued stay valid.'),
       formSummary(),
-      h(
-        'fieldset',
-        { class: 'field', 'data-field': 'grace_seconds', 'data-label': 'Grace period', 'aria-describedby': 'oc-grace-hint oc-grace-error' },
-        h('legend', {}, 'Grace period'),
-        h('p', { id: 'oc-grace-hint', class: 'hint' }, 'How long the current secret keeps working after the roll.'),
-        h(
-          'div',
-          { class: 'checkbox-list' },
-          GRACE_CHOICES.map((choice, i) =>
-            h(
-              'label',
-              { class: 'checkbox-option', for: `oc-grace-${choice.seconds}` },
-              h('input', {
-                type: 'radio',
-                id: `oc-grace-${choice.seconds}`,
-                name: 'grace_seconds',
-                value: String(choice.seconds),
-                checked: i === 0,
-                'aria-describedby': `oc-grace-${choice.seconds}-detail`,
-              }),
-              h(
-                'span',
-                {},
-                h('span', { class: 'option-title' }, choice.title),
-                h('span', { id: `oc-grace-${choice.seconds}-detail`, class: 'option-detail' }, choice.detail),
-              ),
-            ),
-          ),
-        ),
-        h('p', { id: 'oc-grace-error', class: 'field-error', hidden: true }),
-      ),
+      radioGroup({
+        id: 'oc-grace',
+        field: 'grace_seconds',
+        legend: 'Grace period',
+        hint: 'How long the current secret keeps working after the roll.',
+        choices: GRACE_CHOICES,
+        checked: PLANNED_ROLL_GRACE,
+      }),
       h(
         'div',
         { class: 'actions' },
@@ -222,6 +274,10 @@ export function oauthClientsTab(panel, vocabulary) {
       ),
       done: showList,
     });
+  }
+
+  function keyBound(client) {
+    return client.token_endpoint_auth_method === 'private_key_jwt';
   }
 
   return {
