@@ -1,7 +1,7 @@
 // Client authentication for the token, revocation and introspection endpoints: client_secret_post
 // (form fields), client_secret_basic (RFC 6749 2.3.1) or private_key_jwt (RFC 7523 2.2), exactly
 // one of them; throttled on failure.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { ClientAssertionAlgorithm, OAuthErrorStyle, OAuthProfile } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { Address } from '../net/cidr.js';
@@ -133,8 +133,12 @@ export class ClientAuthenticator {
     this.fapi2 = assertions.profile === 'fapi2';
   }
 
-  /** The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a failure. */
-  async authenticate(credentials: ClientCredentials, address: Address | undefined): Promise<ClientRecord> {
+  /**
+   * The authenticated client, or auth_error / invalid_client (401), counted by the throttle as a
+   * failure. The client is told nothing more; `log` gets why an assertion was refused (an operator
+   * setting up a private_key_jwt client needs it, and it names no secret).
+   */
+  async authenticate(credentials: ClientCredentials, address: Address | undefined, log?: Pick<FastifyBaseLogger, 'info'>): Promise<ClientRecord> {
     // Refused before the store is read, and not a guess to count: the method itself is not accepted.
     if (credentials.method !== 'private_key_jwt' && this.fapi2) {
       throw new GatewayError(
@@ -142,7 +146,7 @@ export class ClientAuthenticator {
         'Client authentication failed: this server accepts only private_key_jwt (FAPI 2.0).',
       );
     }
-    const client = credentials.method === 'private_key_jwt' ? await this.byAssertion(credentials, address) : await this.bySecret(credentials, address);
+    const client = credentials.method === 'private_key_jwt' ? await this.byAssertion(credentials, address, log) : await this.bySecret(credentials, address);
     if (client) return client;
     throw clientAuthenticationFailed(this.errorStyle, credentials.method);
   }
@@ -165,8 +169,13 @@ export class ClientAuthenticator {
    * the client read, the signature verified with its keys, and only then the jti consumed, the one
    * write, so that no assertion failing a check ever marks a jti used.
    */
-  private byAssertion(credentials: AssertionCredentials, address: Address | undefined): Promise<ClientRecord | null> {
+  private byAssertion(
+    credentials: AssertionCredentials,
+    address: Address | undefined,
+    log: Pick<FastifyBaseLogger, 'info'> | undefined,
+  ): Promise<ClientRecord | null> {
     let parsed: ParsedAssertion | undefined;
+    let reason = '';
     try {
       parsed = parseClientAssertion(credentials.assertion, {
         algorithms: this.assertionAlgorithms,
@@ -176,15 +185,21 @@ export class ClientAuthenticator {
       });
     } catch (error) {
       if (!(error instanceof AssertionRefused)) throw error;
+      reason = error.message;
     }
     const claimed = parsed?.claims.clientId ?? credentials.clientId ?? claimedClientId(credentials.assertion);
+    const refused = (why: string): null => {
+      log?.info({ client_id: claimed !== undefined && isUuid(claimed) ? claimed : null, reason: why }, 'client assertion refused');
+      return null;
+    };
     return this.throttle.attempt({ address, credential: claimed }, async () => {
-      if (parsed === undefined) return null;
+      if (parsed === undefined) return refused(reason);
       const { clientId, jti, exp } = parsed.claims;
-      if (credentials.clientId !== undefined && credentials.clientId !== clientId) return null;
+      if (credentials.clientId !== undefined && credentials.clientId !== clientId) return refused("client_id is not the assertion's iss and sub");
       const found = await this.store.getClient(clientId);
-      if (found?.tokenEndpointAuthMethod !== 'private_key_jwt' || !assertionSignedByClient(parsed, found.jwks)) return null;
-      return (await this.store.consumeTokenId(clientId, 'client_assertion', jti, exp)) ? found : null;
+      if (found?.tokenEndpointAuthMethod !== 'private_key_jwt') return refused('no private_key_jwt client has this id');
+      if (!assertionSignedByClient(parsed, found.jwks)) return refused("the signature does not verify with the client's registered keys");
+      return (await this.store.consumeTokenId(clientId, 'client_assertion', jti, exp)) ? found : refused('the assertion was used before (its jti)');
     });
   }
 }

@@ -63,7 +63,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     const credentials = clientCredentialsOf(request, fields);
     checkGrantType(fields);
     const proof = deps.dpop.proofOf(request.headers, true);
-    const client = await deps.clients.authenticate(credentials, deps.addressOf(request));
+    const client = await deps.clients.authenticate(credentials, deps.addressOf(request), request.log);
     // The proof's key and signature checks cost more than a secret's: only for an authenticated client.
     const checkedProof =
       proof === undefined ? undefined : deps.dpop.check(proof, { method: request.raw.method ?? request.method, url: deps.tokenEndpointUrl }, undefined, true);

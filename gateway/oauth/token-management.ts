@@ -35,7 +35,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
   app.post('/v1/oauth/revoke', { config: { errorStyle: 'oauth' }, schema: revokeSchema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
-    const client = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
+    const client = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request), request.log);
     const claims = (await verifiedOrNull(deps, tokenField(fields)))?.claims;
     // RFC 7009 2.2: an invalid or unknown token is not an error. A client may revoke only its own tokens.
     if (claims) {
@@ -56,7 +56,7 @@ export function registerTokenManagement(app: FastifyInstance, deps: OAuthDepende
   app.post('/v1/oauth/introspect', { config: { errorStyle: 'oauth' }, schema: introspectSchema, ...DOCUMENTATION_ONLY }, async (request, reply) => {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     const fields = formFields(request);
-    const caller = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request));
+    const caller = await deps.clients.authenticate(clientCredentialsOf(request, fields), deps.addressOf(request), request.log);
     // Refused before the token is even read: a client that may not ask learns nothing about it.
     if (caller.resourceServer !== true) throw new GatewayError('introspection_not_allowed');
     const verified = await verifiedOrNull(deps, tokenField(fields));

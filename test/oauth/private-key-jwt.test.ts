@@ -122,6 +122,18 @@ t.test('every assertion that fails a check is refused alike, with no token', asy
   await refused(t, tg, assertionForm(good), 'replayed assertion');
   await refused(t, tg, assertionForm(assertion(client, key, { jti })), 'a new assertion reusing the jti');
 
+  // The client hears only auth_error; the log says why, for whoever sets the client up.
+  const reasons = tg.logs.lines
+    .map((line) => JSON.parse(line) as { msg?: string; reason?: string; client_id?: string | null })
+    .filter((entry) => entry.msg === 'client assertion refused');
+  const reasonOf = (text: string) => reasons.find((entry) => entry.reason === text);
+  t.match(reasonOf('the aud names neither the issuer nor the token endpoint'), { client_id: client.clientId });
+  t.ok(reasonOf('the assertion has expired'));
+  t.ok(reasonOf("the signature does not verify with the client's registered keys"));
+  t.ok(reasonOf('the assertion was used before (its jti)'));
+  t.ok(reasonOf("client_id is not the assertion's iss and sub"));
+  t.notOk(tg.logs.text.includes(good), 'the assertion itself is not logged');
+
   // iat and nbf a few seconds ahead (clock skew) are tolerated.
   t.equal((await tokenRequest(tg, assertionForm(assertion(client, key, { iat: now + 5, nbf: now + 5 })))).statusCode, 200, 'iat 5 s ahead');
 });

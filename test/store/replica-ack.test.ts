@@ -2,7 +2,8 @@
 // file's own whose replication link the test holds: every security-relevant write is answered only
 // once the replica has it; held behind, it fails as not confirmed (never as done) while the master
 // has it and the replica does not; a repeat (from any connection) is confirmed only once the replica
-// caught up; a used nonce waits too with GATEWAY_REDIS_NONCE_FAILOVER=wait.
+// caught up; a used nonce waits too with GATEWAY_REDIS_NONCE_FAILOVER=wait, and single-use JWT ids
+// and FAPI nonces always.
 import { randomUUID } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { serviceAccountIdFor } from '../../gateway/store/account-ids.js';
@@ -128,6 +129,12 @@ t.test('every security-relevant change waits: revocation, key retirement, secret
 
   await notConfirmed(t, () => store.deleteServiceAccount(account.id), 'service account deletion');
   t.equal(await exists(redis.replica, `${prefix}sa:{${account.accessId}}`), 0, 'the replica caught up: the record is gone there too');
+
+  // Single-use values: a failover must not make a used DPoP proof, assertion or FAPI nonce fresh again.
+  for (const use of ['client_assertion', 'dpop_proof', 'signature_nonce'] as const) {
+    await notConfirmed(t, () => store.consumeTokenId(client.clientId, use, `once-${use}`, exp), `a used ${use}`);
+    t.equal(await store.consumeTokenId(client.clientId, use, `once-${use}`, exp), false, `${use}: used, on the replica too once repeated`);
+  }
 });
 
 t.test('a repeated service account deletion, by id or by Access ID, is answered only once the replica has the first one', async (t) => {
