@@ -15,6 +15,7 @@ export function policyView(table: RouteTable) {
       permissions: r.permissions,
       rate_limit: r.rateLimit ? { requests: r.rateLimit.requests, per_seconds: r.rateLimit.perSeconds } : null,
       digest: r.digest,
+      message_signing: r.messageSigning,
     })),
     scopes: [...table.vocabulary.scopes.values()].map((s) => ({ name: s.name, description: s.description })),
     permissions: [...table.vocabulary.permissions.values()].map((p) => ({ name: p.name, description: p.description, moves_money: p.movesMoney })),

@@ -15,7 +15,15 @@ import { parseRateLimit, type RateLimitRule } from './rate-limit-rule.js';
 import { mergeVocabularies, type DeclaredVocabulary, type PermissionEntry, type Vocabulary, type VocabularyEntry } from './vocabulary.js';
 
 export { PolicyError } from './policy-error.js';
-export { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAM_NAME_PATTERN, type AuthScheme, type DigestCheck, type MessageSigning } from './policy-schema.js';
+export {
+  AUTH_SCHEMES,
+  DIGEST_CHECKS,
+  MESSAGE_SIGNING,
+  UPSTREAM_NAME_PATTERN,
+  type AuthScheme,
+  type DigestCheck,
+  type MessageSigning,
+} from './policy-schema.js';
 
 export interface PolicyRoute {
   /** Stable id used in metrics and logs, e.g. "public:GET /v1/sales/{id}" ("public:GET api.example.com/v1/sales" with a host). */

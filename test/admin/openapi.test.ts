@@ -171,7 +171,7 @@ t.test('answers keep every field of the views (their schemas drop nothing) and n
   t.ok(policy.routes.length > 0);
   t.same(
     Object.keys(policy.routes[0]).sort(),
-    ['auth', 'digest', 'host', 'id', 'method', 'path', 'permissions', 'rate_limit', 'scopes', 'upstream'],
+    ['auth', 'digest', 'host', 'id', 'message_signing', 'method', 'path', 'permissions', 'rate_limit', 'scopes', 'upstream'],
     'policy routes',
   );
 

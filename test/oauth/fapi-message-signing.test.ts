@@ -105,6 +105,18 @@ t.test('a request signed by the SDK passes; its response is signed and verifies 
   const s = await setup(t);
   const token = await tokenFor(s);
   const before = s.tg.upstreams.public.received.length;
+  const policy = await s.tg.gateway.adminApp.inject({ method: 'GET', url: '/admin/v1/policy', headers: { authorization: `Bearer ${s.tg.adminToken}` } });
+  const routes = policy.json<{ routes: Array<{ path: string; message_signing: string }> }>().routes;
+  t.match(
+    routes.find((route) => route.path === '/v1/fapi/payments'),
+    { message_signing: 'fapi-2' },
+    'the admin API shows which routes are signed',
+  );
+  t.match(
+    routes.find((route) => route.path === '/v1/sales'),
+    { message_signing: 'none' },
+  );
+
   const { sent, response, text } = await sendSigned(s, 'POST', '/v1/fapi/payments?dry_run=1', token, '{"amount":"10.00"}');
   t.equal(response.status, 200, text);
   const reached = s.tg.upstreams.public.received.slice(before);
@@ -237,7 +249,7 @@ t.test('with a DPoP-bound token the signature must cover the proof', async (t) =
   const before = s.tg.upstreams.public.received.length;
   const refused = await fetch(url, { headers: { ...fresh, ...withoutProof.headers } });
   t.equal(refused.status, 401);
-  t.match((await refused.json()), { error: 'signature_components_missing', message: /"dpop"/ });
+  t.match(await refused.json(), { error: 'signature_components_missing', message: /"dpop"/ });
   t.equal(s.tg.upstreams.public.received.length, before, 'the upstream was not contacted');
 });
 

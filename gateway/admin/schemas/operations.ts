@@ -1,6 +1,6 @@
 // Answers of the admin API's operations on the gateway itself: the active policy (signing keys: signing-keys.ts).
 import { Type } from 'typebox';
-import { AUTH_SCHEMES, DIGEST_CHECKS, UPSTREAM_NAME_PATTERN } from '../../policy/policy-loader.js';
+import { AUTH_SCHEMES, DIGEST_CHECKS, MESSAGE_SIGNING, UPSTREAM_NAME_PATTERN } from '../../policy/policy-loader.js';
 import { Nullable, VocabularyName } from '../../http/schema-helpers.js';
 
 const PolicyRouteSchema = Type.Object(
@@ -19,6 +19,9 @@ const PolicyRouteSchema = Type.Object(
     digest: VocabularyName(DIGEST_CHECKS, {
       description:
         'Who checks a signed body against its Content-Digest when an edge proxy asks a decision without the body: the gateway (refused), or the upstream.',
+    }),
+    message_signing: VocabularyName(MESSAGE_SIGNING, {
+      description: "fapi-2: requests carry the OAuth client's FAPI 2.0 signature and the gateway signs the responses; none: neither.",
     }),
   },
   // Members the policy gains later are shown as they are (a policy holds no secret).
