@@ -50,7 +50,10 @@ t.test('a key-bound client is created and its keys rotated in the dashboard', as
     const assertion = signAssertion({ alg: key.alg, kid: key.publicJwk.kid }, claimsFor(clientId, lg.settings.issuer), key);
     const response = await fetch(tokenUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: dpopProof(dpopKey, { method: 'POST', url: `${lg.settings.issuer}/v1/oauth/token` }) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        dpop: dpopProof(dpopKey, { method: 'POST', url: `${lg.settings.issuer}/v1/oauth/token` }),
+      },
       body: new URLSearchParams({
         grant_type: 'client_credentials',
         client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
