@@ -26,6 +26,8 @@ COPY policies ./policies
 COPY dashboard ./dashboard
 USER node
 EXPOSE 8080 8081
-HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:8081/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# Liveness, not readiness: a container whose Redis is down is alive (it answers 503 and recovers by
+# itself); restarting it would not bring Redis back. Load balancers ask /readyz.
+HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:8081/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Exactly what `npm start` runs once the build is in place.
 CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist/gateway/main.js"]

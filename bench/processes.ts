@@ -1,17 +1,41 @@
 // Child processes for the benchmark, so that the load generator does not share an event loop
 // with what it measures.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The kernel's ephemeral ports (outgoing connections and listen(0) take theirs from here). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return [low, high];
+  } catch {
+    // not Linux: the IANA range most others use
+  }
+  return [49152, 65535];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port free now, for a process started next. Chosen below the ephemeral range: a port
+ * from listen(0) is free again once probed, and the kernel may give it to any outgoing connection
+ * (to Redis, an upstream) before the process binds it; ports below the range it never hands out.
+ */
+export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange();
+  const base = Math.max(1024, low - 12_000);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const candidate = base + Math.floor(Math.random() * (low - base));
+    if (await canListen(candidate)) return candidate;
+  }
+  throw new Error(`no free loopback port below ${low} in 50 attempts`);
 }
 
 /** Starts a node script and resolves once its output contains `readyText`. */

@@ -231,6 +231,15 @@ export const SETTINGS = {
     description: 'CIDRs whose X-Forwarded-For is believed.',
   }),
   policiesDir: setting({ key: 'policies_dir', env: 'GATEWAY_POLICIES_DIR', kind: path(), default: 'policies', description: 'Directory of the route policies (*.yaml).' }),
+  policiesPollSeconds: setting({
+    key: 'policies_poll_seconds',
+    env: 'GATEWAY_POLICIES_POLL_SECONDS',
+    kind: integer(0, 3600),
+    default: 0,
+    shownDefault: '0 (reload on SIGHUP or the admin API only)',
+    description:
+      'Look at the policy files every this many seconds and reload when they changed (a Kubernetes ConfigMap is updated by a symlink swap that no file event reports).',
+  }),
   signatureWindowSeconds: setting({
     key: 'signature_window_seconds',
     env: 'GATEWAY_SIGNATURE_WINDOW_SECONDS',
@@ -370,8 +379,9 @@ export const SETTINGS = {
     key: 'cookie_secure',
     env: 'GATEWAY_COOKIE_SECURE',
     kind: flag,
-    default: false,
-    description: 'Mark session cookies Secure (when the admin listener is served over TLS).',
+    default: { from: (s: { environment: string }) => s.environment === 'production', shown: 'true in production, false in development' },
+    description:
+      'Mark session cookies Secure: browsers send them over HTTPS (and to localhost) only. Set false only where the dashboard is reached over plain HTTP on a private network.',
   }),
 
   shutdownDrainSeconds: setting({

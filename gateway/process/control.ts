@@ -1,9 +1,11 @@
-// How a serving process (the only one, or a cluster worker) obeys: SIGHUP reloads the policy; the
+// How a serving process (the only one, or a cluster worker) obeys: SIGHUP (or a change of the
+// policy files, when GATEWAY_POLICIES_POLL_SECONDS is set) reloads the policy; the
 // first SIGTERM or SIGINT drains and exits; a second one exits at once. A worker takes the same
 // orders from its primary as messages (see messages.ts).
 import cluster from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Gateway } from '../app.js';
+import { PolicyPoller } from '../policy/policy-watch.js';
 import { drainAndClose, type DrainTiming } from './drain.js';
 import { isProcessMessage } from './messages.js';
 
@@ -20,6 +22,9 @@ export function obeyOrders(gateway: Gateway, log: Logger, options: ControlOption
     else log.error({ error: result.error, routes: result.routes }, 'policy reload rejected; the running policy is kept');
   };
 
+  const pollSeconds = gateway.settings.policiesPollSeconds;
+  const stopPolling = pollSeconds > 0 ? new PolicyPoller(gateway.settings.policiesDir, reload).every(pollSeconds) : () => {};
+
   let stopping = false;
   const stopNow = (reason: string) => {
     log.warn({ reason }, 'stopping at once: requests still in flight are cut off');
@@ -28,6 +33,7 @@ export function obeyOrders(gateway: Gateway, log: Logger, options: ControlOption
   const drain = async (reason: string) => {
     if (stopping) return;
     stopping = true;
+    stopPolling();
     log.info({ reason, drain_seconds: options.timing.drainMs / 1000 }, 'draining: /readyz answers 503 and connections close after their response');
     try {
       const finished = await drainAndClose(gateway, options.timing);

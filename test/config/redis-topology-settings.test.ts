@@ -99,3 +99,10 @@ t.test('TLS: a flag, and a CA file that must exist and needs TLS on', async (t) 
   t.match(refusal(t, { REDIS_CLUSTER_NODES: 'c:7000', REDIS_TLS_CA_FILE: ca }), 'REDIS_TLS_CA_FILE: applies only with REDIS_TLS=true or a rediss:// URL');
   t.equal(settingsFrom({}, { REDIS_URL: 'rediss://r:6380', REDIS_TLS_CA_FILE: ca }).redisTlsCaFile, ca, 'rediss:// turns TLS on by itself');
 });
+
+t.test('session cookies are Secure in production unless told otherwise', async (t) => {
+  const production = { ...PRODUCTION, REDIS_URL: 'redis://r:6379' };
+  t.equal(settingsFrom({}, production).cookieSecure, true);
+  t.equal(settingsFrom({}, { ...production, GATEWAY_COOKIE_SECURE: 'false' }).cookieSecure, false, 'turned off explicitly (plain HTTP on a private network)');
+  t.equal(settingsFrom({}, {}).cookieSecure, false, 'development: plain HTTP on localhost');
+});

@@ -89,6 +89,31 @@ t.test('Kubernetes manifests: known settings, real probe endpoints, a grace peri
     for (const port of service.spec.ports) t.ok(port.targetPort in ports, `${service.metadata.name}: targets the named port ${port.targetPort}`);
     t.same(service.spec.selector, deployment.spec.selector.matchLabels);
   }
+  t.match(container.image, /^[^:]+:(?!latest$)[\w.-]+$/, 'the image is pinned to a version');
+  t.ok(container.readinessProbe.failureThreshold >= 2, 'one missed readiness probe does not take a pod out');
+  t.equal(ports.decision, Number(env.GATEWAY_DECISION_PORT), 'the decision port is the one the gateway listens on');
+  for (const cidr of env.GATEWAY_TRUSTED_PROXIES!.split(',')) {
+    t.ok(Number(cidr.split('/')[1] ?? 32) >= 16, `trusted proxies ${cidr}: the edge's pods, not the whole pod network`);
+  }
+  const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === env.GATEWAY_POLICIES_DIR);
+  t.ok(
+    pod.volumes.find((v: { name: string; configMap?: object }) => v.name === mount?.name && v.configMap),
+    'the policies come from a ConfigMap',
+  );
+  t.ok(Number(env.GATEWAY_POLICIES_POLL_SECONDS) > 0, 'and are reloaded when it changes');
+  // Only operators and monitoring reach the admin port; anyone the public one.
+  const networkPolicy = docs.find((d) => d.kind === 'NetworkPolicy')!;
+  t.same(networkPolicy.spec.podSelector.matchLabels, deployment.spec.selector.matchLabels, 'a NetworkPolicy selects the gateway');
+  const rulesFor = (port: string) =>
+    (networkPolicy.spec.ingress as Array<{ ports: Array<{ port: string }>; from?: unknown[] }>).filter((r) => r.ports.some((p) => p.port === port));
+  t.ok(
+    rulesFor('admin').length > 0 && rulesFor('admin').every((rule) => Array.isArray(rule.from) && rule.from.length > 0),
+    'the admin port only from named peers',
+  );
+  t.ok(
+    rulesFor('public').some((rule) => rule.from === undefined),
+    'the public port from anyone',
+  );
   // The probe paths answer on a real gateway, reached by IP as the kubelet does.
   const tg = await startTestGateway(t, { store: 'embedded', config: { admin_hostnames: env.GATEWAY_ADMIN_HOSTNAMES!.split(',') } });
   for (const probe of [container.livenessProbe, container.readinessProbe]) {
@@ -106,6 +131,8 @@ t.test('docker-compose: two gateways behind nginx, known settings, Redis with AO
   for (const [name, service] of gateways)
     for (const variable of Object.keys(service.environment ?? {})) t.ok(SETTING_ENV_NAMES.includes(variable), `${name}: ${variable} is a setting`);
   t.same(compose.services.redis!.command!.slice(1, 3), ['--appendonly', 'yes']);
+  for (const [name, service] of gateways)
+    t.match(service.environment?.GATEWAY_ADMIN_TOKEN, /^\$\{GATEWAY_ADMIN_TOKEN:\?/, `${name}: the admin token is required, with no known default`);
   const nginx = read('deploy/nginx/load-balancer.conf');
   for (const [name] of gateways) t.match(nginx, new RegExp(`server ${name}:8080`), `nginx balances over ${name}`);
   t.ok(
@@ -267,7 +294,11 @@ t.test("the runtime stage: the compiled gateway, production dependencies only, a
   const entry = cmd.at(-1)!;
   const entrySource = entry.slice(outDir.length + 1).replace(/\.js$/, '.ts');
   t.ok(entry.startsWith(`${outDir}/`) && build().files.includes(entrySource), `${entry} is the compiler's output for ${entrySource}`);
-  t.match(runtimeStage.healthcheck?.join(' '), `http://127.0.0.1:${defaults.adminPort}/readyz`, "the health check asks the admin port's /readyz");
+  t.match(
+    runtimeStage.healthcheck?.join(' '),
+    `http://127.0.0.1:${defaults.adminPort}/healthz`,
+    "the health check asks the admin port's /healthz: a gateway whose Redis is down is alive, and a restart would not help",
+  );
 });
 
 t.test('what npm ci --omit=dev installs from the lock file is what the compiled gateway loads', async (t) => {
@@ -368,7 +399,7 @@ if (cannotBuild !== undefined) {
     };
     t.equal(config.User, runtimeStage.user!.name, "the image's user");
     t.same(config.Cmd, runtimeStage.cmd!.argv, "the image's command");
-    t.match(config.Healthcheck?.Test.join(' '), /\/readyz/, "the image's health check");
+    t.match(config.Healthcheck?.Test.join(' '), /\/healthz/, "the image's health check");
     t.not((await docker(['run', '--rm', '--entrypoint', 'id', tag, '-u'], 60_000)).trim(), '0', 'its processes do not run as root');
     const installed = new Set(
       (

@@ -377,7 +377,7 @@ t.test('of several shape problems, the first in reading order is reported', asyn
   refused(
     t,
     { 'p.yaml': `upstream: public\nauth: bearer\ncolour: red\n${SCOPES_DECLARED}routes:\n  - { method: FETCH, path: /x, scopes: [sales] }\n` },
-    '$DIR/p.yaml: unknown field "colour" (known: upstream, auth, host, rate_limit, digest, scopes, permissions, routes)',
+    '$DIR/p.yaml: unknown field "colour" (known: upstream, auth, host, rate_limit, digest, message_signing, scopes, permissions, routes)',
   );
   refused(
     t,

@@ -40,9 +40,6 @@ const REFUSED: [key: string, reason: string][] = [
 /** R = the base point, S = 1: [S]B = R + [k]A holds whenever [k]A is the identity, for every k when A is. */
 const FORGED = Buffer.concat([hex('5866666666666666666666666666666666666666666666666666666666666666'), Buffer.from([1]), Buffer.alloc(31)]);
 
-const NOT_VERIFIED =
-  "The signature does not verify with this service account's public key over the signature base the gateway computed (signature_base); compare it with the one you signed.";
-
 const TRANSFER = JSON.stringify({ amount: '10.00', currency: 'BRL', to: 'pix-key' });
 
 /** A POST /v1/transfers with valid Signature-Input, Content-Digest and parameters; the signature is `forged` unless given a key. */
@@ -129,11 +126,9 @@ for (const [name, key] of STORED) {
     const received = tg.upstreams.banking.received.length;
     const response = await send(tg, request.headers);
     t.equal(response.statusCode, 401, response.body);
-    t.same(
-      { ...response.json(), request_id: 'x' },
-      { error: 'signature_invalid', message: NOT_VERIFIED, request_id: 'x', signature_base: request.base },
-      'the base the gateway computed is the one the forger signed',
-    );
+    const body = response.json<Record<string, string>>();
+    t.match(body, { error: 'signature_invalid', signature_base: request.base }, 'the base the gateway computed is the one the forger signed');
+    t.equal(body.registered_keys, record.fingerprint, "and the refusal names the registered (degenerate) key's fingerprint");
     t.equal(tg.upstreams.banking.received.length, received, 'the banking upstream received nothing');
   });
 }

@@ -58,7 +58,9 @@ t.test('a signature that does not verify: signature_invalid with the base the cl
   const wrongKey = clientSigned({ url: '/v1/balance', key: generateKeyPairSync('ed25519').privateKey });
   const body = await refused(t, wrongKey.headers, 'signature_invalid');
   t.equal(body.signature_base, wrongKey.base, 'signed with another key: the bases are the same, so the key is what differs');
-  t.same(Object.keys(body).sort(), ['error', 'message', 'request_id', 'signature_base']);
+  t.same(Object.keys(body).sort(), ['error', 'message', 'registered_keys', 'request_id', 'signature_base']);
+  t.equal(body.registered_keys, sa.account.fingerprint, "and the registered key's fingerprint says which key file is the right one");
+  t.match(body.message, sa.account.fingerprint);
 
   const withBody = clientSigned({
     url: '/v1/balance',
@@ -75,6 +77,17 @@ t.test('a request changed after signing: the base shows the line that differs', 
   t.not(body.signature_base, signed.base);
   t.equal(body.signature_base, signed.base.replace('"@query": ?page=1', '"@query": ?page=2'), 'only the @query line differs');
   t.notOk(body.signature_base!.includes(signed.headers.signature.slice(6, -1)), 'the base does not carry the signature');
+});
+
+t.test("a signature outside its window: the refusal states its created and the gateway's time", async (t) => {
+  const now = Math.floor(Date.now() / 1000);
+  const old = await refused(t, clientSigned({ url: '/v1/balance', params: { created: now - 3600 } }).headers, 'signature_expired');
+  t.equal(old.created, String(now - 3600));
+  t.ok(Math.abs(Number(old.gateway_time) - now) <= 2, 'the gateway time is now');
+  t.match(old.message, new RegExp(`created=${now - 3600}, the gateway's time is \\d+: -36\\d\\d s apart`));
+  const ahead = await refused(t, clientSigned({ url: '/v1/balance', params: { created: now + 600 } }).headers, 'signature_not_yet_valid');
+  t.equal(ahead.created, String(now + 600));
+  t.match(ahead.message, /: (59\d|600) s apart\); check the client clock/);
 });
 
 t.test('malformed headers: signature_malformed, without a base', async (t) => {

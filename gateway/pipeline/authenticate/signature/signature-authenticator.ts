@@ -111,12 +111,12 @@ export class SignatureAuthenticator implements Authenticator {
       if (!fresh || fresh.version === cached?.version || !signedBy(fresh.account, base, signature.signature)) {
         // The base holds only what the client sent (and the Access ID it named), so the client can diff
         // it against the one it signed; it is shown only once the Access ID is known to be an account's.
+        // The registered keys' fingerprints (public) turn "my base equals yours" into "wrong key file".
+        const registered = serviceAccountKeys((fresh ?? found).account).map((key) => key.fingerprint);
         throw new GatewayError(
           'signature_invalid',
-          "The signature does not verify with this service account's public key over the signature base the gateway computed (signature_base); compare it with the one you signed.",
-          {
-            details: { signature_base: base },
-          },
+          `The signature does not verify with this service account's public key (${registered.join(' or ')}) over the signature base the gateway computed (signature_base); compare it with the one you signed, and the fingerprint with your key's.`,
+          { details: { signature_base: base, registered_keys: registered.join(' ') } },
         );
       }
       found = fresh;

@@ -28,14 +28,22 @@ export function checkParameters(signature: ReceivedSignature, windowSeconds: num
   if (nonce === undefined || nonce.length === 0 || nonce.length > MAX_NONCE_LENGTH) {
     throw new GatewayError('signature_parameters_invalid', `The signature needs a nonce parameter of 1 to ${MAX_NONCE_LENGTH} characters.`);
   }
-  if (created > nowSeconds + CLOCK_SKEW_SECONDS)
-    throw new GatewayError('signature_not_yet_valid', 'The signature was created in the future; check the client clock.');
-  if (nowSeconds - created > windowSeconds) throw new GatewayError('signature_expired', `The signature was created more than ${windowSeconds} seconds ago.`);
+  checkCreated(created, nowSeconds, windowSeconds);
   if (expires !== undefined) {
     if (expires < created) throw new GatewayError('signature_parameters_invalid', 'The signature expires before it was created.');
     if (nowSeconds >= expires) throw new GatewayError('signature_expired', 'The signature has expired.');
   }
   return nonce;
+}
+
+/** A signature's created against the gateway's clock and the window; the refusal states both times, so the client sees its clock's offset. */
+export function checkCreated(created: number, nowSeconds: number, windowSeconds: number): void {
+  const times = { created: String(created), gateway_time: String(nowSeconds) };
+  const stated = `(created=${created}, the gateway's time is ${nowSeconds}: ${created - nowSeconds} s apart)`;
+  if (created > nowSeconds + CLOCK_SKEW_SECONDS)
+    throw new GatewayError('signature_not_yet_valid', `The signature was created in the future ${stated}; check the client clock.`, { details: times });
+  if (nowSeconds - created > windowSeconds)
+    throw new GatewayError('signature_expired', `The signature was created more than ${windowSeconds} seconds ago ${stated}.`, { details: times });
 }
 
 /**
