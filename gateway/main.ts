@@ -20,8 +20,10 @@ import { reportReady } from './process/messages.js';
 import { writePidFile } from './process/pid-file.js';
 import { superviseWorkers } from './process/workers.js';
 import { describeRedis } from './store/redis-connection.js';
+import { logFormatOptions } from './http/logging.js';
 
-const log = pino({ name: 'gateway' });
+// Until the settings are read; then in their log format.
+let log = pino({ name: 'gateway' });
 
 /** How long a starting instance waits for its store before it listens anyway, not ready. */
 const STARTUP_READY_WAIT_MS = 3000;
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     log.warn({ event: 'unknown_variables', variables: unknown.map((u) => u.name) }, `ignored: no setting is named ${describeUnknownVariables(unknown)}`);
   }
   let settings = loadSettings();
+  log = pino({ name: 'gateway', ...logFormatOptions(settings.logFormat) });
   // Before anything starts: a port in use stops the start here, with nothing to close.
   if (cluster.isPrimary) await checkAddressesFree(listenerAddresses(settings));
   const examples: EchoUpstream[] = [];

@@ -23,6 +23,8 @@ export type OAuthErrorStyle = (typeof OAUTH_ERROR_STYLES)[number];
 export const OAUTH_PROFILES = ['default', 'fapi2'] as const;
 export type OAuthProfile = (typeof OAUTH_PROFILES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['pino', 'iso'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const ADDRESS = text('an IP address or host name');
 /** What a client signs with its own key (an assertion, a DPoP proof): never none nor HMAC. */
@@ -71,6 +73,13 @@ export const SETTINGS = {
     description: 'Address the decision listener binds; only the edge proxies may reach it.',
   }),
   logLevel: setting({ key: 'log_level', env: 'GATEWAY_LOG_LEVEL', kind: choice(LOG_LEVELS), default: 'info', description: 'Lowest level of the log lines written.' }),
+  logFormat: setting({
+    key: 'log_format',
+    env: 'GATEWAY_LOG_FORMAT',
+    kind: choice(LOG_FORMATS),
+    default: 'pino',
+    description: "pino: pino's JSON lines (time in epoch milliseconds, numeric levels); iso: the same with ISO 8601 time and level names.",
+  }),
 
   ...STORE_SETTINGS,
 

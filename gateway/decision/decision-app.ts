@@ -16,7 +16,7 @@ import { peerAddressOf } from '../net/client-ip.js';
 import { exchangeBody } from '../pipeline/body-source.js';
 import { observeRequests } from '../pipeline/observe.js';
 import { PROXIED_METHODS, type RequestChecker } from '../pipeline/pipeline.js';
-import type { Allowed } from '../pipeline/verdict.js';
+import { verdictLogFields, type Allowed } from '../pipeline/verdict.js';
 import { CONVENTION_LIST, type Convention } from './conventions.js';
 
 declare module 'fastify' {
@@ -41,6 +41,8 @@ function decisionHeaders(verdict: Allowed, request: FastifyRequest, convention: 
 function refuse(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
   const error = toGatewayError(thrown);
   if (loggedAsFailure(error)) request.log.error({ err: thrown, code: error.code }, 'decision failed');
+  // An edge proxy drops the body that carries it (nginx keeps only the status): kept for an operator.
+  if (error.details.signature_base !== undefined) request.log.debug({ signature_base: error.details.signature_base }, 'signature base of a refused request');
   // The code and request id in headers too: nginx keeps the status and headers of a refusal, not its body.
   reply.header('x-gateway-error', error.code).header('x-request-id', String(request.id));
   const allowed = reply.routeOptions.config.convention?.refusalStatuses;
@@ -69,6 +71,7 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
           log: request.log,
         });
         request.verdict = verdict;
+        request.logFields = verdictLogFields(verdict);
         reply.headers(verdict.responseFields);
         if (!verdict.allowed) return refuse(request, reply, verdict.error);
         return reply

@@ -9,6 +9,7 @@ import { clientErrorHandler } from './client-errors.js';
 import { installErrorReplies, sendError } from './error-reply.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { loggerOptions, traceAwareChildLogger } from './logging.js';
+import { logEachRequest } from './request-log.js';
 import { schemaErrorsToGatewayError } from './schema-errors.js';
 import { SCHEMA_VALIDATOR } from './schema-validation.js';
 
@@ -22,9 +23,10 @@ function labelledChildLogger(listener: string | undefined): FastifyServerOptions
 
 export function newFastify(settings: Settings, options: { logStream?: DestinationStream | undefined }, bodyLimit: number, listener?: string): FastifyInstance {
   const app = Fastify({
-    logger: loggerOptions(settings.logLevel, options.logStream),
+    logger: loggerOptions(settings.logLevel, settings.logFormat, options.logStream),
     genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // One line per request, written by logEachRequest once the response is done.
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     childLoggerFactory: labelledChildLogger(listener),
     // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
     trustProxy: false,
@@ -54,6 +56,7 @@ export function newFastify(settings: Settings, options: { logStream?: Destinatio
   });
   app.server.maxConnections = settings.maxConnections;
   installErrorReplies(app);
+  logEachRequest(app);
   // JSON bodies nested past a fixed depth are a 400 before they are parsed, on every route.
   installJsonBodyParser(app);
   return app;

@@ -1,7 +1,8 @@
 // Logger options shared by both listeners. Requests are logged by path only (a query string may
 // carry anything), and every header or field that can hold a credential is redacted.
 import type { FastifyServerOptions } from 'fastify';
-import type { DestinationStream } from 'pino';
+import { stdTimeFunctions, type DestinationStream, type LoggerOptions } from 'pino';
+import type { LogFormat } from '../config/setting-registry.js';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -23,10 +24,19 @@ interface LoggedRequest {
   socket?: { remoteAddress?: string };
 }
 
-export function loggerOptions(level: string, stream?: DestinationStream): FastifyServerOptions['logger'] {
+/**
+ * pino options of a log format: pino's own (time in epoch milliseconds, numeric levels), or iso
+ * (ISO 8601 time and level names), for log pipelines that expect those. Every logger of the process uses them.
+ */
+export function logFormatOptions(format: LogFormat): Pick<LoggerOptions, 'timestamp' | 'formatters'> {
+  return format === 'iso' ? { timestamp: stdTimeFunctions.isoTime, formatters: { level: (label: string) => ({ level: label }) } } : {};
+}
+
+export function loggerOptions(level: string, format: LogFormat, stream?: DestinationStream): FastifyServerOptions['logger'] {
   return {
     level,
     ...(stream ? { stream } : {}),
+    ...logFormatOptions(format),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: {
       req: (request: LoggedRequest) => ({

@@ -15,6 +15,7 @@ import type { CredentialStore } from '../store/types.js';
 import { Readiness } from './readiness.js';
 import { repairWhenUp } from './startup-repair.js';
 import { reportStoreTransitions } from './store-transitions.js';
+import { logFormatOptions } from '../http/logging.js';
 
 export interface StoreRuntimeOptions {
   /** A store to use instead of the one the settings name (not closed with the runtime). */
@@ -38,7 +39,10 @@ export interface StoreRuntime {
 const FIRST_CONNECTION_WAIT_MS = 2500;
 
 export async function openStoreRuntime(settings: Settings, options: StoreRuntimeOptions, metrics: GatewayMetrics): Promise<StoreRuntime> {
-  const log = pino({ level: settings.logLevel, base: { component: 'store' } }, options.logStream ?? pino.destination({ fd: 1, sync: true }));
+  const log = pino(
+    { level: settings.logLevel, base: { component: 'store' }, ...logFormatOptions(settings.logFormat) },
+    options.logStream ?? pino.destination({ fd: 1, sync: true }),
+  );
   const opened = options.store ? { store: options.store, connecting: Promise.resolve() } : startStore(settings);
   // The first probe waits for the first connection attempt, and reports its error (the real reason, e.g. ECONNREFUSED).
   let firstConnection: Promise<Error | undefined> | undefined = opened.connecting.then(

@@ -10,7 +10,7 @@ import type { ResponseSigning } from './response-signing.js';
 import { upstreamHeaders } from './mutate.js';
 import { receivedOriginal } from './original-request.js';
 import { PROXIED_METHODS, requestChecker, type CheckDependencies } from './pipeline.js';
-import type { Allowed } from './verdict.js';
+import { verdictLogFields, type Allowed } from './verdict.js';
 
 export interface ProxyDependencies extends CheckDependencies {
   /** Every upstream with a URL, by name: each gets its own connection pool. */
@@ -35,6 +35,7 @@ export async function registerProxy(app: FastifyInstance, deps: ProxyDependencie
       log: request.log,
     });
     request.verdict = verdict;
+    request.logFields = verdictLogFields(verdict);
     // On every answer from here on: a later refusal, the gateway's own 502 or 504 too.
     reply.headers(verdict.responseFields);
     if (!verdict.allowed) throw verdict.error;

@@ -36,6 +36,14 @@ export interface Refused {
 
 export type Verdict = Allowed | Refused;
 
+/** What the request's log line says of the verdict: the route and who the request was from (never a credential). */
+export function verdictLogFields(verdict: Verdict): Record<string, string | null> {
+  const route = verdict.request?.route.id ?? null;
+  if (!verdict.allowed) return { route };
+  const principal = verdict.principal;
+  return principal.kind === 'client' ? { route, client_id: principal.clientId } : { route, service_account_id: principal.account.id };
+}
+
 /** The identity headers of an allowed request. */
 export function identityHeaders(request: IdentifiedRequest, principal: Principal): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -22,7 +22,7 @@ function workerPids(gw: GatewayProcess): number[] {
 function servingPids(gw: GatewayProcess): Set<number> {
   return new Set(
     logLines(gw)
-      .filter((line) => line.msg === 'request completed')
+      .filter((line) => line.msg === 'request')
       .map((line) => line.pid!),
   );
 }
