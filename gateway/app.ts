@@ -32,6 +32,7 @@ import { Lifecycle } from './process/lifecycle.js';
 import { SignatureAuthenticator } from './pipeline/authenticate/signature/signature-authenticator.js';
 import { UsageRecorder } from './service-accounts/usage-recorder.js';
 import { openStoreRuntime } from './ops/store-runtime.js';
+import { observeListenerLoad } from './http/listener-metrics.js';
 import { missingResponseSigningKey, registerResponseSigning } from './pipeline/response-signing.js';
 import type { Readiness } from './ops/readiness.js';
 import type { CredentialStore } from './store/types.js';
@@ -102,6 +103,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
   publicApp.addHook('onRequest', readiness.gate());
   observeRequests(publicApp, metrics, { kind: 'public' });
+  observeListenerLoad(publicApp, 'public', metrics);
   const addressOf = (request: FastifyRequest) => clientAddressOf(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
     clients: new ClientAuthenticator(
@@ -150,11 +152,15 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   if (settings.decisionPort !== null) {
     decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');
     decisionApp.addHook('onRequest', readiness.gate());
+    observeListenerLoad(decisionApp, 'decision', metrics);
     await registerDecision(decisionApp, { settings, check: requestChecker(checks), metrics });
   }
 
   const adminApp = newFastify(settings, options, settings.adminMaxBodyBytes);
   adminApp.addHook('preParsing', countBodyAgainst(bodyBudget));
+  observeListenerLoad(adminApp, 'admin', metrics);
+  metrics.observeSigningKeyAge(() => keys.activeKeyAgeSeconds());
+  metrics.observeCredentials(() => store.countCredentials());
   const lifecycle = new Lifecycle();
   await registerAdmin(adminApp, { settings, store, hasher, keys, metrics, policy, lifecycle, readiness, publicApiDocument: () => listenerDocument(publicApp) });
 

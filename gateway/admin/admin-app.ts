@@ -2,7 +2,7 @@
 // the admin token or a dashboard session (the CLI and the dashboard use the same API).
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
+import { statusClass, type GatewayMetrics } from '../metrics/metrics.js';
 import type { ClientSecretHasher } from '../oauth/client-secrets.js';
 import type { SigningKeys } from '../oauth/signing-keys.js';
 import type { PolicyHolder } from '../policy/route-table.js';
@@ -88,6 +88,11 @@ export async function registerAdmin(app: FastifyInstance, deps: AdminDependencie
   await app.register(async (api) => {
     // A session cookie counts only with its CSRF token on changes (checked by the dashboard).
     api.addHook('onRequest', adminGuard(deps.settings.adminToken!, dashboard.sessionCheck));
+    // Every change asked of the API, by route template (bounded), and how it ended.
+    api.addHook('onResponse', async (request, reply) => {
+      if (request.method === 'GET' || request.method === 'HEAD') return;
+      deps.metrics.adminActions.inc({ action: `${request.method} ${reply.routeOptions.url ?? 'unmatched'}`, status_class: statusClass(reply.statusCode) });
+    });
     const vocabulary = () => deps.policy.current.vocabulary;
     registerClientRoutes(api, deps.store, deps.hasher, vocabulary, deps.settings.oauthProfile);
     registerServiceAccountRoutes(api, deps.store, vocabulary);

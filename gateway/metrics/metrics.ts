@@ -2,13 +2,34 @@
 // route ids from the policy, error codes from the catalog; never a client or account id.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+const CREDENTIAL_COUNT_MAX_AGE_MS = 60_000;
+
+/** 2xx to 5xx: a bounded label, and what separates an upstream's 5xx from its 2xx among forwarded requests. */
+export function statusClass(status: number): string {
+  return `${Math.floor(status / 100)}xx`;
+}
+
 export class GatewayMetrics {
   readonly registry = new Registry();
 
   readonly requests = new Counter({
     name: 'gateway_requests_total',
-    help: 'Requests on the public listener by policy route id and outcome (forwarded, or the error code).',
-    labelNames: ['route', 'outcome'] as const,
+    help: "Requests on the public listener by policy route id, outcome (forwarded, or the error code) and the status class of the answer (2xx to 5xx: a forwarded request's is the upstream's).",
+    labelNames: ['route', 'outcome', 'status_class'] as const,
+    registers: [this.registry],
+  });
+
+  readonly inFlight = new Gauge({
+    name: 'gateway_requests_in_flight',
+    help: 'Requests received and not yet answered, by listener (public, decision, admin).',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+  });
+
+  readonly adminActions = new Counter({
+    name: 'gateway_admin_actions_total',
+    help: 'Changes asked of the admin API (every method but GET and HEAD), by action (method and route) and status class.',
+    labelNames: ['action', 'status_class'] as const,
     registers: [this.registry],
   });
 
@@ -117,6 +138,61 @@ export class GatewayMetrics {
         // Only the masters of now: one that left the cluster map leaves the metric.
         this.reset();
         for (const state of nodes.states()) this.set({ node: state.node }, state.up ? 1 : 0);
+      },
+    });
+  }
+
+  /** Exports the connections a listener holds open, counted when scraped. */
+  observeConnections(listener: string, count: () => Promise<number>): void {
+    this.connections.labels(listener);
+    this.connectionCounts.set(listener, count);
+  }
+
+  private readonly connectionCounts = new Map<string, () => Promise<number>>();
+  private readonly connections = new Gauge({
+    name: 'gateway_open_connections',
+    help: 'Client connections open on each listener (public, decision, admin).',
+    labelNames: ['listener'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      for (const [listener, count] of this.connectionCounts) this.connections.set({ listener }, await count());
+    },
+  });
+
+  /**
+   * Exports the number of credentials of each kind: read when scraped, at most once a minute (never
+   * per request); while the store cannot be read the last counts stay.
+   */
+  observeCredentials(read: () => Promise<{ clients: number; serviceAccounts: number }>, now: () => number = Date.now): void {
+    let counts: { clients: number; serviceAccounts: number } | undefined;
+    let readAt = Number.NEGATIVE_INFINITY;
+    new Gauge({
+      name: 'gateway_credentials',
+      help: 'OAuth clients and service accounts in the credential store, by kind; read at most once a minute, when scraped.',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      async collect() {
+        if (now() - readAt >= CREDENTIAL_COUNT_MAX_AGE_MS) {
+          readAt = now();
+          counts = await read().catch(() => counts);
+        }
+        if (!counts) return;
+        this.set({ kind: 'oauth_client' }, counts.clients);
+        this.set({ kind: 'service_account' }, counts.serviceAccounts);
+      },
+    });
+  }
+
+  /** Exports how old the active JWT signing key is (undefined: unknown, as for a key file's keys). */
+  observeSigningKeyAge(ageSeconds: () => number | undefined): void {
+    new Gauge({
+      name: 'gateway_jwt_signing_key_age_seconds',
+      help: 'Age of the active JWT signing key (absent for keys from GATEWAY_JWT_SIGNING_KEY_FILE): alert on a key never rotated.',
+      registers: [this.registry],
+      collect() {
+        const age = ageSeconds();
+        if (age === undefined) this.reset();
+        else this.set(age);
       },
     });
   }

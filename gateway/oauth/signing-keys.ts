@@ -75,6 +75,8 @@ function notLoaded(): StoreUnavailableError {
 
 export class SigningKeys {
   private active: LoadedKey | undefined;
+  /** When the active key was made (epoch ms); undefined for a key file's keys. */
+  private activeCreatedMs: number | undefined;
   private retired: RetainedKey[] = [];
   /** Kids an operator retired: refused without a re-read of the store, and named as retired. */
   private withdrawn = new Set<string>();
@@ -203,6 +205,11 @@ export class SigningKeys {
     if (!this.active) throw notLoaded();
     const now = this.now();
     return { keys: [this.active.publicJwk, ...this.retired.filter((r) => r.dropAt > now).map((r) => r.key.publicJwk)] };
+  }
+
+  /** How old the active key is, in seconds; undefined when unknown (a key file's keys, or none loaded). */
+  activeKeyAgeSeconds(): number | undefined {
+    return this.active && this.activeCreatedMs !== undefined ? Math.max(0, (this.now() - this.activeCreatedMs) / 1000) : undefined;
   }
 
   /** Makes a new active key; the old one is retired, and retired keys whose tokens have all expired leave the store. */
@@ -378,6 +385,7 @@ export class SigningKeys {
     };
     const [active, ...retired] = await Promise.all([set.active, ...kept].map(importKey));
     this.active = active!;
+    this.activeCreatedMs = Date.parse(set.active.createdAt) || undefined;
     this.retired = retired.map((key, i) => ({ key, dropAt: this.dropAt(kept[i]!) }));
     this.withdrawn = new Set(set.withdrawn.map((k) => k.kid));
     this.imported = imported;

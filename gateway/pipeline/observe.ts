@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, type ErrorCode } from '../errors.js';
 import { audit } from '../http/audit.js';
-import type { GatewayMetrics } from '../metrics/metrics.js';
+import { statusClass, type GatewayMetrics } from '../metrics/metrics.js';
 import type { Verdict } from './verdict.js';
 
 declare module 'fastify' {
@@ -38,7 +38,7 @@ function observePublic(metrics: GatewayMetrics, request: FastifyRequest, reply: 
   const route = identified?.route.id ?? (own && own !== '/' && own !== '/*' ? own : 'unmatched');
   const code = request.errorCode;
   const outcome = code ?? (reply.statusCode < 400 || request.verdict?.allowed ? 'forwarded' : `status_${reply.statusCode}`);
-  metrics.requests.inc({ route, outcome });
+  metrics.requests.inc({ route, outcome, status_class: statusClass(reply.statusCode) });
   if (code === 'rate_limited') metrics.rateLimited.inc({ route });
   if (request.forwardedAt !== undefined) metrics.stages.upstream.observe((performance.now() - request.forwardedAt) / 1000);
   metrics.duration.observe({ route, outcome }, reply.elapsedTime / 1000);

@@ -9,7 +9,7 @@ import { MemorySessionStore } from './memory/sessions.js';
 import { MemorySharedValues } from './memory/shared-values.js';
 import { readSnapshot, writeSnapshot } from './memory/snapshot-file.js';
 import { PortedStore } from './ported-store.js';
-import type { CredentialStore } from './types.js';
+import type { CredentialCounts, CredentialStore } from './types.js';
 
 export interface EmbeddedStoreOptions {
   /** Epoch milliseconds; every expiry the store keeps is measured on it (tests pass a clock they move). */
@@ -62,6 +62,10 @@ export class EmbeddedCredentialStore extends PortedStore implements CredentialSt
   // Lifecycle: ready once made; nothing to reach, so nothing to repair. Every other method goes to
   // its port's adapter (ported-store.ts, memory/).
   async ping(): Promise<void> {}
+
+  async countCredentials(): Promise<CredentialCounts> {
+    return { clients: this.ports.clients.count, serviceAccounts: this.ports.serviceAccounts.count };
+  }
   async close(): Promise<void> {
     clearInterval(this.sweeper);
   }

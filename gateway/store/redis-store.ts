@@ -14,7 +14,7 @@ import { RedisCounterStore } from './redis/counters.js';
 import { RedisServiceAccountStore } from './redis/service-accounts.js';
 import { RedisSessionStore } from './redis/sessions.js';
 import { RedisSharedValues } from './redis/shared-values.js';
-import type { CredentialStore, PersistenceReport, RepairOptions, RepairReport } from './types.js';
+import type { CredentialCounts, CredentialStore, PersistenceReport, RepairOptions, RepairReport } from './types.js';
 
 export type { RedisStoreOptions } from './redis/connection.js';
 
@@ -55,6 +55,9 @@ export class RedisCredentialStore extends PortedStore implements CredentialStore
   }
   close(): Promise<void> {
     return this.connection.close();
+  }
+  countCredentials(): Promise<CredentialCounts> {
+    return this.connection.countCredentials();
   }
   repairIndexes(options?: RepairOptions): Promise<RepairReport> {
     return this.connection.repairIndexes(options);

@@ -15,7 +15,7 @@ import type { SharedValues } from './ports/shared-values.js';
 export type { BearerState, ClientAuthMethod, ClientKey, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
 export { CLIENT_AUTH_METHODS } from './ports/clients.js';
 export type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
-export type { PersistenceReport, RepairOptions, RepairReport, StoreLifecycle } from './ports/lifecycle.js';
+export type { CredentialCounts, PersistenceReport, RepairOptions, RepairReport, StoreLifecycle } from './ports/lifecycle.js';
 export type { Page, PageRequest } from './ports/paging.js';
 export {
   MAX_SERVICE_ACCOUNT_KEYS,

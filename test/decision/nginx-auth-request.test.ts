@@ -94,6 +94,11 @@ for (const protocol of PROTOCOLS) {
         'insufficient_scope',
       );
       await refused(t, edge, () => exchange(`/v1/no-such-route`, 'GET', { authorization: `Bearer ${token}` }), 403, 'route_not_found');
+      // The refusals behind nginx count where the alerts and dashboards look.
+      const metrics = (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
+      t.match(metrics, 'gateway_auth_failures_total{scheme="bearer",reason="invalid_token"} 1');
+      t.match(metrics, 'gateway_auth_failures_total{scheme="bearer",reason="insufficient_scope"} 2');
+      t.match(metrics, 'gateway_decision_duration_seconds_count{convention="nginx",outcome="insufficient_scope"} 2');
     });
 
     t.test('a rate limit: its fields on the answer, then 403 rate_limited with Retry-After', async (t) => {

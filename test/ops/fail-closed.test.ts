@@ -40,5 +40,5 @@ t.test('Redis unreachable: 503 store_unavailable, upstream untouched', async (t)
 
   t.equal(tg.upstreams.public.received.length, forwardedBefore, 'nothing reached the upstream while the store was down');
   const metrics = await tg.gateway.metrics.registry.getSingleMetricAsString('gateway_requests_total');
-  t.match(metrics, 'gateway_requests_total{route="public:GET /v1/sales",outcome="store_unavailable"} 2');
+  t.match(metrics, 'gateway_requests_total{route="public:GET /v1/sales",outcome="store_unavailable",status_class="5xx"} 2');
 });

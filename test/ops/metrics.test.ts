@@ -1,5 +1,7 @@
 // /metrics on the admin listener: prom-client text with request counts and durations by route and
 // outcome, tokens issued and auth failures by reason; no label carries a client id.
+import { Agent, get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startTestGateway } from '../helpers/gateway.js';
 import { accessToken, createClient, tokenRequest } from '../helpers/oauth.js';
@@ -21,12 +23,12 @@ t.test('metrics after a mix of requests', async (t) => {
   t.match(response.headers['content-type'], 'text/plain; version=0.0.4');
   const text = response.body;
   t.match(text, '# TYPE gateway_requests_total counter');
-  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales/{id}",outcome="forwarded"} 2');
-  t.match(text, 'gateway_requests_total{route="public:GET /v1/stats",outcome="insufficient_scope"} 1');
-  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales/{id}",outcome="invalid_token"} 1');
-  t.match(text, 'gateway_requests_total{route="unmatched",outcome="route_not_found"} 1');
-  t.match(text, 'gateway_requests_total{route="/v1/oauth/token",outcome="forwarded"} 1');
-  t.match(text, 'gateway_requests_total{route="/v1/oauth/token",outcome="auth_error"} 1');
+  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales/{id}",outcome="forwarded",status_class="2xx"} 2');
+  t.match(text, 'gateway_requests_total{route="public:GET /v1/stats",outcome="insufficient_scope",status_class="4xx"} 1');
+  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales/{id}",outcome="invalid_token",status_class="4xx"} 1');
+  t.match(text, 'gateway_requests_total{route="unmatched",outcome="route_not_found",status_class="4xx"} 1');
+  t.match(text, 'gateway_requests_total{route="/v1/oauth/token",outcome="forwarded",status_class="2xx"} 1');
+  t.match(text, 'gateway_requests_total{route="/v1/oauth/token",outcome="auth_error",status_class="4xx"} 1');
   t.match(text, '# TYPE gateway_request_duration_seconds histogram');
   t.match(text, /gateway_request_duration_seconds_bucket\{le="\+Inf",route="public:GET \/v1\/sales\/\{id\}",outcome="forwarded"\} 2/);
   t.match(text, 'gateway_request_duration_seconds_count{route="public:GET /v1/sales/{id}",outcome="forwarded"} 2');
@@ -53,7 +55,53 @@ t.test('unmatched paths do not create a label per path', async (t) => {
   for (let i = 0; i < 5; i++) await tg.gateway.publicApp.inject({ method: 'GET', url: `/random/${i}` });
   await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales%2f1' });
   const text = (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
-  t.match(text, 'gateway_requests_total{route="unmatched",outcome="route_not_found"} 5');
-  t.match(text, 'gateway_requests_total{route="unmatched",outcome="ambiguous_path"} 1');
+  t.match(text, 'gateway_requests_total{route="unmatched",outcome="route_not_found",status_class="4xx"} 5');
+  t.match(text, 'gateway_requests_total{route="unmatched",outcome="ambiguous_path",status_class="4xx"} 1');
   t.notMatch(text, '/random/');
+});
+
+t.test('what an SRE expects besides: an upstream 5xx by status class, load per listener, credentials, admin actions, the key age', async (t) => {
+  const tg = await startTestGateway(t, { config: { decision_port: 0, trusted_proxies: ['127.0.0.1/32'] } });
+  const client = await createClient(tg, ['sales']);
+  await createClient(tg, ['sales']);
+  const token = await accessToken(tg, client);
+  await tg.gateway.publicApp.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = tg.gateway.publicApp.server.address() as AddressInfo;
+  // A held keep-alive connection, and a request in flight while the metrics are read.
+  const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+  t.teardown(() => agent.destroy());
+  const held = await new Promise<number>((resolve) =>
+    httpGet({ host: '127.0.0.1', port, path: '/v1/oauth/token', agent }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    }),
+  );
+  t.equal(held, 404, 'a request on a kept-alive connection');
+  await tg.gateway.adminApp.inject({
+    method: 'POST',
+    url: `/admin/v1/clients/${client.client_id}/secret`,
+    headers: { authorization: `Bearer ${tg.adminToken}` },
+    payload: { grace_seconds: 0 },
+  });
+  await tg.gateway.adminApp.inject({
+    method: 'DELETE',
+    url: '/admin/v1/clients/00000000-0000-4000-8000-000000000000',
+    headers: { authorization: `Bearer ${tg.adminToken}` },
+  });
+  t.equal((await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } })).statusCode, 200);
+
+  const text = (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
+  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales",outcome="forwarded",status_class="2xx"} 1');
+  t.match(text, 'gateway_open_connections{listener="public"} 1', 'the held connection');
+  t.match(text, 'gateway_open_connections{listener="decision"} 0');
+  t.match(text, 'gateway_requests_in_flight{listener="admin"} 1', 'the scrape itself is in flight');
+  t.match(text, 'gateway_requests_in_flight{listener="public"} 0');
+  t.match(text, 'gateway_admin_actions_total{action="POST /admin/v1/clients/:client_id/secret",status_class="2xx"} 1');
+  t.match(text, 'gateway_admin_actions_total{action="DELETE /admin/v1/clients/:client_id",status_class="4xx"} 1');
+  t.match(text, /gateway_jwt_signing_key_age_seconds \d+(\.\d+)?\n/, 'the active key has an age');
+  t.match(text, 'gateway_credentials{kind="oauth_client"} 2', 'read at the first scrape');
+  t.match(text, 'gateway_credentials{kind="service_account"} 0');
+  await createClient(tg, ['sales']);
+  const again = (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
+  t.match(again, 'gateway_credentials{kind="oauth_client"} 2', 'and not read again within the minute');
 });

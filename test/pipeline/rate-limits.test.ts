@@ -131,7 +131,7 @@ for (const kind of ['redis', 'embedded'] as const) {
     t.equal(refused.headers.ratelimit, `"${SALE}";r=0;t=20`, 't is no earlier than Retry-After');
     t.equal(tg.upstreams.public.received.length, forwarded, 'the limited request was not forwarded');
     t.match(await metricLine(tg, 'gateway_rate_limited_requests_total'), `gateway_rate_limited_requests_total{route="${SALE}"} 1`);
-    t.match(await metricLine(tg, 'gateway_requests_total'), `gateway_requests_total{route="${SALE}",outcome="rate_limited"} 1`);
+    t.match(await metricLine(tg, 'gateway_requests_total'), `gateway_requests_total{route="${SALE}",outcome="rate_limited",status_class="4xx"} 1`);
   });
 
   t.test(`${kind}: limits are per credential and per route; an unlimited route costs no store call and has no fields`, async (t) => {

@@ -37,7 +37,7 @@ t.test('upstream failures are counted by outcome', async (t) => {
   const token = await accessToken(tg, client);
   await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales', headers: { authorization: `Bearer ${token}` } });
   const text = await tg.gateway.metrics.registry.getSingleMetricAsString('gateway_requests_total');
-  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales",outcome="upstream_unavailable"} 1');
+  t.match(text, 'gateway_requests_total{route="public:GET /v1/sales",outcome="upstream_unavailable",status_class="5xx"} 1');
 });
 
 t.test('an informational 103 from the upstream is not taken for its answer', async (t) => {

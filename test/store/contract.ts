@@ -509,6 +509,17 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(await store.consumeNonce(a.accessId, 'short', 1), 'fresh');
   });
 
+  t.test('countCredentials: the clients and service accounts there are', async (t) => {
+    const store = await factory(t);
+    const before = await store.countCredentials();
+    const [client, account] = [clientRecord(), serviceAccountRecord()];
+    t.equal(await store.createClient(client), true);
+    t.equal(await store.createServiceAccount(account), true);
+    t.same(await store.countCredentials(), { clients: before.clients + 1, serviceAccounts: before.serviceAccounts + 1 });
+    t.equal(await store.deleteClient(client.clientId), true);
+    t.same(await store.countCredentials(), { clients: before.clients, serviceAccounts: before.serviceAccounts + 1 }, 'a deleted client is not counted');
+  });
+
   t.test('consumeTokenId: a client assertion jti is single use per client, until after its exp', async (t) => {
     const store = await factory(t);
     const exp = Math.floor(Date.now() / 1000) + 120;

@@ -20,6 +20,10 @@ export class MemoryClientStore implements ClientStore {
   /** Used jtis of client assertions and DPoP proofs, per client, until their exp (not durable, as used nonces are not). */
   private readonly usedTokenIds: NonceSet;
 
+  get count(): number {
+    return this.clients.size;
+  }
+
   constructor(private readonly context: MemoryContext) {
     this.usedTokenIds = new NonceSet(context.now);
   }

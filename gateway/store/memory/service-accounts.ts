@@ -31,6 +31,10 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   private lastVersion = 0;
   private readonly nonces: NonceSet;
 
+  get count(): number {
+    return this.accountsByAccessId.size;
+  }
+
   constructor(private readonly context: MemoryContext) {
     this.nonces = new NonceSet(context.now);
   }

@@ -12,6 +12,8 @@ export interface StoreLifecycle {
   connect?(): Promise<void>;
   /** Resolves when the store answers; rejects when it cannot be reached. */
   ping(): Promise<void>;
+  /** How many clients and service accounts there are (the list indexes' sizes: one cheap read each). */
+  countCredentials(): Promise<CredentialCounts>;
   close(): Promise<void>;
   // Durability (Redis only; the embedded store snapshots every change to its file)
   /** How the server persists writes: CONFIG GET, else INFO persistence, else unknown. */
@@ -21,6 +23,11 @@ export interface StoreLifecycle {
    * pointers with the records (index-repair.ts). Idempotent, safe while other instances run it too.
    */
   repairIndexes?(options?: RepairOptions): Promise<RepairReport>;
+}
+
+export interface CredentialCounts {
+  clients: number;
+  serviceAccounts: number;
 }
 
 export interface RepairOptions {

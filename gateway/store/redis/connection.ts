@@ -19,7 +19,7 @@ import { routeCommands } from '../redis-routing.js';
 import { CONSUME_NONCE } from '../redis-scripts.js';
 import { ChangeNotConfirmedError, ReplicaAck, type ReplicaAckSettings } from '../replica-ack.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
-import type { PersistenceReport, RepairOptions, RepairReport } from '../types.js';
+import type { CredentialCounts, PersistenceReport, RepairOptions, RepairReport } from '../types.js';
 import { defineStoreCommands } from './commands.js';
 import { LayoutGate } from './layout-gate.js';
 
@@ -153,6 +153,12 @@ export class RedisStoreConnection {
   }
 
   /** Reconciles the list indexes and id pointers with the records (index-repair.ts); stops when the store closes. */
+  async countCredentials(): Promise<CredentialCounts> {
+    // Two keys in two slots: on a Cluster, two commands (each goes to its master).
+    const [clients, serviceAccounts] = await this.guard(() => Promise.all([this.redis.zcard(this.keys.clientIndex), this.redis.zcard(this.keys.accountIndex)]));
+    return { clients, serviceAccounts };
+  }
+
   async repairIndexes(options?: RepairOptions): Promise<RepairReport> {
     return this.guard(() => repairIndexes(this.redis, this.keys, options, () => this.closed));
   }
