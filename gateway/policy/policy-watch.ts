@@ -11,8 +11,13 @@ import { join } from 'node:path';
 export function policyFilesHash(dir: string): string | undefined {
   try {
     const hash = createHash('sha256');
-    for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort()) {
-      hash.update(`${name}\0`).update(readFileSync(join(dir, name))).update('\0');
+    for (const name of readdirSync(dir)
+      .filter((n) => /\.ya?ml$/.test(n))
+      .sort()) {
+      hash
+        .update(`${name}\0`)
+        .update(readFileSync(join(dir, name)))
+        .update('\0');
     }
     return hash.digest('hex');
   } catch {
