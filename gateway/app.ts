@@ -143,7 +143,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       signature: new SignatureAuthenticator(store, settings, bodyBudget),
     },
     onAllowed: ({ principal, request }) => {
-      if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress);
+      if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress, principal.fingerprint);
     },
   };
   const responseSigning = registerResponseSigning(publicApp, settings, bodyBudget);

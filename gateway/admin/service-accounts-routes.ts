@@ -40,7 +40,12 @@ export function publicServiceAccount(account: ServiceAccountRecord): ServiceAcco
     // The first (oldest) key, as before key rotation; public_keys has every key.
     public_key: account.publicKey,
     fingerprint: account.fingerprint,
-    public_keys: serviceAccountKeys(account).map((k) => ({ public_key: k.publicKey, fingerprint: k.fingerprint, added_at: k.addedAt })),
+    public_keys: serviceAccountKeys(account).map((k) => ({
+      public_key: k.publicKey,
+      fingerprint: k.fingerprint,
+      added_at: k.addedAt,
+      last_used_at: k.lastUsedAt ?? null,
+    })),
     expires_at: account.expiresAt ?? null,
     permissions: account.permissions,
     allowed_ips: account.allowedIps,

@@ -13,6 +13,8 @@ export interface ClientPrincipal {
 export interface ServiceAccountPrincipal {
   readonly kind: 'service-account';
   readonly account: ServiceAccountRecord;
+  /** The fingerprint of the account's key that verified the signature (its last use is recorded). */
+  readonly fingerprint: string;
 }
 
 export type Principal = ClientPrincipal | ServiceAccountPrincipal;

@@ -7,6 +7,7 @@ import type { CredentialStore, ServiceAccountUse } from '../store/types.js';
 interface PendingUse {
   at: number;
   address: Address | undefined;
+  fingerprint: string;
 }
 
 /** A "last used" column a few seconds behind is fine; a write per signed request is not. */
@@ -25,8 +26,9 @@ export class UsageRecorder {
     this.timer.unref();
   }
 
-  record(accessId: string, address: Address | undefined): void {
-    this.pending.set(accessId, { at: Date.now(), address });
+  /** A use of the account with the key of this fingerprint. */
+  record(accessId: string, address: Address | undefined, fingerprint: string): void {
+    this.pending.set(accessId, { at: Date.now(), address, fingerprint });
   }
 
   async flush(): Promise<void> {
@@ -35,6 +37,7 @@ export class UsageRecorder {
       accessId,
       at: new Date(use.at).toISOString(),
       ip: use.address?.toString() ?? 'unknown',
+      fingerprint: use.fingerprint,
     }));
     this.pending = new Map();
     await this.store.recordServiceAccountUse(uses);

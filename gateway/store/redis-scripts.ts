@@ -24,10 +24,22 @@ local result = consume()
 local info = redis.call('INFO', 'replication')
 return {result, string.match(info, 'master_replid:(%x+)') or '', string.match(info, 'master_replid2:(%x+)') or ''}`;
 
-// KEYS: account record, its usage. ARGV: usage JSON. Skips deleted accounts.
+// KEYS: account record, its usage. ARGV: when (ISO 8601), from where, the fingerprint of the key
+// that verified. Skips deleted accounts. The usage keeps each held key's last use (keys), dropping
+// the entries of keys the account no longer holds.
 export const RECORD_USE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1])
+local record = redis.call('GET', KEYS[1])
+if not record then return 0 end
+local keys = {}
+local previous = redis.call('GET', KEYS[2])
+if previous then
+  local ok, used = pcall(cjson.decode, previous)
+  if ok and type(used) == 'table' and type(used.keys) == 'table' then keys = used.keys end
+end
+keys[ARGV[3]] = ARGV[1]
+local held = {}
+for _, key in ipairs(cjson.decode(record).publicKeys or {}) do held[key.fingerprint] = keys[key.fingerprint] end
+redis.call('SET', KEYS[2], cjson.encode({ at = ARGV[1], ip = ARGV[2], keys = held }))
 return 1`;
 
 // KEYS: meta:{name}. ARGV: '1' when the value is expected absent else '0', expected value, new value,

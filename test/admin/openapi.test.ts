@@ -165,7 +165,7 @@ t.test('answers keep every field of the views (their schemas drop nothing) and n
   t.same(Object.keys(sa.account).sort(), [...viewFields, 'access_id'].sort(), 'creation: the view and the full Access ID');
   const shown = (await adminInject(tg, { method: 'GET', url: `/admin/v1/service-accounts/${sa.account.id}` })).json();
   t.same(Object.keys(shown).sort(), viewFields, 'show');
-  t.same(shown.public_keys, [{ public_key: sa.account.public_key, fingerprint: sa.account.fingerprint, added_at: sa.account.created_at }]);
+  t.same(shown.public_keys, [{ public_key: sa.account.public_key, fingerprint: sa.account.fingerprint, added_at: sa.account.created_at, last_used_at: null }]);
   t.same([shown.account_id, shown.expires_at, shown.allowed_ips], ['acct-1', '2099-01-01T00:00:00.000Z', ['10.0.0.0/8']]);
   const policy = (await adminInject(tg, { method: 'GET', url: '/admin/v1/policy' })).json();
   t.ok(policy.routes.length > 0);

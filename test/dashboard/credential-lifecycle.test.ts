@@ -132,6 +132,11 @@ t.test('a service account is created with an expiry and its key is rotated in th
   await announcer.getByText(/added\. Both keys now verify signatures/).waitFor({ state: 'attached' });
   t.match(await announcer.textContent(), /^Key \S+ added\. Both keys now verify signatures/, 'screen readers are told too');
   t.equal(await page.locator('.key-item').count(), 2);
+  t.match(
+    await page.locator('.key-item').nth(1).textContent(),
+    /payroll-2Added .*Not used since it was added/,
+    "the key's comment, and that it is not in use yet",
+  );
   const afterAdd = await adminGet(t, lg, `/admin/v1/service-accounts/${account.id}`);
   const fingerprints = (afterAdd.public_keys as { fingerprint: string }[]).map((k) => k.fingerprint);
   t.equal(fingerprints.length, 2);
@@ -156,6 +161,7 @@ t.test('a service account is created with an expiry and its key is rotated in th
   const dialog = page.getByRole('dialog', { name: 'Remove key?' });
   await dialog.waitFor();
   t.match(await dialog.textContent(), /rejected/);
+  t.match(await dialog.textContent(), /The other key has not been used yet/, 'removing the old key before the new one is used is flagged');
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   t.equal((await adminGet(t, lg, `/admin/v1/service-accounts/${account.id}`)).public_keys.length, 2, 'Cancel removes nothing');
   await removeFirst.click();

@@ -41,7 +41,9 @@ async function seed(lg: ListeningGateway): Promise<void> {
   for (const account of accounts) {
     const record = serviceAccountFromInput({ ...account, public_key: sshPublicKeyLine(privateKey, 'ops@example.com') });
     t.ok(await lg.gateway.store.createServiceAccount(record));
-    await lg.gateway.store.recordServiceAccountUse([{ accessId: record.accessId, at: new Date(Date.now() - 120_000).toISOString(), ip: '2001:db8:4::12' }]);
+    await lg.gateway.store.recordServiceAccountUse([
+      { accessId: record.accessId, at: new Date(Date.now() - 120_000).toISOString(), ip: '2001:db8:4::12', fingerprint: record.fingerprint },
+    ]);
   }
   await createClient(lg, ['sales', 'products']);
 }

@@ -49,7 +49,12 @@ async function seedAccounts(lg: ListeningGateway): Promise<void> {
     t.ok(await lg.gateway.store.createServiceAccount(record));
     if (fixture.used)
       await lg.gateway.store.recordServiceAccountUse([
-        { accessId: record.accessId, at: new Date(Date.now() - fixture.used.minutesAgo * 60_000).toISOString(), ip: fixture.used.ip },
+        {
+          accessId: record.accessId,
+          at: new Date(Date.now() - fixture.used.minutesAgo * 60_000).toISOString(),
+          ip: fixture.used.ip,
+          fingerprint: record.fingerprint,
+        },
       ]);
   }
 }

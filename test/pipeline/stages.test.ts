@@ -67,7 +67,7 @@ function serviceAccount(permissions: string[], allowedIps: string[]): ServiceAcc
     expiresAt: null,
     publicKeys: [{ publicKey: '', publicKeyBytes: '', fingerprint: '', addedAt: '2026-01-01T00:00:00Z' }],
   };
-  return { kind: 'service-account', account };
+  return { kind: 'service-account', account, fingerprint: '' };
 }
 
 function refusedWith(t: Test, run: () => unknown, code: string, status: number): GatewayError {

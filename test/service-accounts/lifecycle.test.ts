@@ -9,7 +9,7 @@ import { parsePublicKeyInput } from '../../gateway/service-accounts/public-key-i
 import { startTestGateway } from '../helpers/gateway.js';
 import { adminInject, authFailures, createServiceAccount, signedInject, type TestServiceAccount } from '../helpers/signing.js';
 
-type KeyView = { public_key: string; fingerprint: string; added_at: string };
+type KeyView = { public_key: string; fingerprint: string; added_at: string; last_used_at: string | null };
 type AccountView = { id: string; access_id_hint: string; public_key: string; fingerprint: string; public_keys: KeyView[]; expires_at: string | null };
 
 const newKey = () => generateKeyPairSync('ed25519').privateKey;
@@ -80,7 +80,9 @@ for (const store of ['redis', 'embedded'] as const) {
     t.test('key rotation: both keys verify, the removed one is refused, the Access ID is unchanged', async (t) => {
       const old: TestServiceAccount = await createServiceAccount(tg);
       const oldFingerprint = old.account.fingerprint;
-      t.same(old.account.public_keys, [{ public_key: old.account.public_key, fingerprint: oldFingerprint, added_at: old.account.created_at }]);
+      t.same(old.account.public_keys, [
+        { public_key: old.account.public_key, fingerprint: oldFingerprint, added_at: old.account.created_at, last_used_at: null },
+      ]);
       const nextPrivate = newKey();
       const nextLine = sshPublicKeyLine(nextPrivate, 'next');
       const next: TestServiceAccount = { account: old.account, privateKey: nextPrivate };
@@ -180,3 +182,24 @@ for (const store of ['redis', 'embedded'] as const) {
     });
   });
 }
+
+t.test('a signed request records the last use of the key that signed it, which the admin API shows', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded' });
+  const old: TestServiceAccount = await createServiceAccount(tg);
+  const nextPrivate = newKey();
+  const added = await adminInject(tg, {
+    method: 'POST',
+    url: `/admin/v1/service-accounts/${old.account.id}/keys`,
+    payload: { public_key: sshPublicKeyLine(nextPrivate, 'payroll-2027') },
+  });
+  t.equal(added.statusCode, 201, added.body);
+  t.equal(added.json<{ public_keys: Array<{ last_used_at: string | null }> }>().public_keys[1]!.last_used_at, null, 'not used since it was added');
+  t.equal((await signedInject(tg, { account: old.account, privateKey: nextPrivate }, { method: 'GET', url: '/v1/balance' })).statusCode, 200);
+  // Closing writes the pending uses at once (they are otherwise written every few seconds).
+  await tg.gateway.close();
+  const account = (await tg.gateway.store.getServiceAccount(old.account.id))!;
+  t.equal(account.publicKeys[0]!.lastUsedAt, undefined, 'the old key was not used');
+  t.ok(account.publicKeys[1]!.lastUsedAt, 'the new key was');
+  t.equal(account.publicKeys[1]!.lastUsedAt, account.lastUsedAt);
+  t.equal(account.publicKeys[1]!.publicKey.split(' ')[2], 'payroll-2027', 'the comment is kept with the key');
+});

@@ -21,9 +21,9 @@ t.test('uses are written in one batch per interval, the latest use of each accou
   const recorder = new UsageRecorder(store, FLUSH_MS);
   t.teardown(() => recorder.close());
   const before = Date.now();
-  recorder.record('access-a', parseAddress('203.0.113.5'));
-  recorder.record('access-b', undefined);
-  recorder.record('access-a', parseAddress('2001:db8::1'));
+  recorder.record('access-a', parseAddress('203.0.113.5'), 'SHA256:key');
+  recorder.record('access-b', undefined, 'SHA256:key');
+  recorder.record('access-a', parseAddress('2001:db8::1'), 'SHA256:key');
   t.same(batches, [], 'nothing is written when a use is recorded');
 
   await until(() => batches.length > 0, 'a flush after one interval');
@@ -41,7 +41,7 @@ t.test('uses are written in one batch per interval, the latest use of each accou
 
   await sleep(FLUSH_MS * 3);
   t.equal(batches.length, 1, 'an interval with no use writes nothing');
-  recorder.record('access-b', parseAddress('10.0.0.7'));
+  recorder.record('access-b', parseAddress('10.0.0.7'), 'SHA256:key');
   await until(() => batches.length > 1, 'the next use in the next batch');
   t.same(
     batches[1]!.map(({ accessId, ip }) => ({ accessId, ip })),
@@ -53,7 +53,7 @@ t.test('uses are written in one batch per interval, the latest use of each accou
 t.test('closing writes what is pending at once', async (t) => {
   const { store, batches } = batchStore();
   const recorder = new UsageRecorder(store);
-  recorder.record('access-c', parseAddress('198.51.100.2'));
+  recorder.record('access-c', parseAddress('198.51.100.2'), 'SHA256:key');
   await recorder.close();
   t.same(
     batches.map((b) => b.map((u) => u.accessId)),
@@ -67,7 +67,7 @@ t.test('once closed, the timer writes nothing', async (t) => {
   const recorder = new UsageRecorder(store, FLUSH_MS);
   await recorder.close();
   t.same(batches, [], 'nothing pending, nothing written');
-  recorder.record('access-d', undefined);
+  recorder.record('access-d', undefined, 'SHA256:key');
   await sleep(FLUSH_MS * 3);
   t.same(batches, [], 'no flush after three intervals');
   await recorder.close();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Test } from 'tap';
 import { serviceAccountIdFor } from '../../gateway/store/account-ids.js';
-import type { ClientRecord, CredentialStore, Page, PageRequest, ServiceAccountRecord } from '../../gateway/store/types.js';
+import type { ClientRecord, CredentialStore, Page, PageRequest, ServiceAccountKey, ServiceAccountRecord } from '../../gateway/store/types.js';
 import { until } from '../helpers/poll.js';
 import { rateLimitContract } from './contract-rate-limit.js';
 
@@ -312,17 +312,20 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     // An account with its one key, which is also the top-level one.
     const a = serviceAccountRecord();
     await store.createServiceAccount(a);
-    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1' }]);
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1', fingerprint: a.fingerprint }]);
     const first = { publicKey: a.publicKey, publicKeyBytes: a.publicKeyBytes, fingerprint: a.fingerprint, addedAt: a.createdAt };
     const second = { publicKey: 'ssh-ed25519 AAAA second', publicKeyBytes: 'B'.repeat(43), fingerprint: 'SHA256:second', addedAt: '2026-03-01T00:00:00.000Z' };
     const third = { publicKey: 'ssh-ed25519 AAAA third', publicKeyBytes: 'C'.repeat(43), fingerprint: 'SHA256:third', addedAt: '2026-03-02T00:00:00.000Z' };
 
     const added = await store.addServiceAccountKey(a.id, second);
     t.equal(added.outcome, 'added');
-    const both = { ...a, publicKeys: [first, second], lastUsedAt: '2026-02-01T10:00:00.000Z', lastUsedIp: '10.0.0.1' };
+    // The use was the first key's: its own last use is shown with it.
+    const firstUsed = { ...first, lastUsedAt: '2026-02-01T10:00:00.000Z' };
+    const both = { ...a, publicKeys: [firstUsed, second], lastUsedAt: '2026-02-01T10:00:00.000Z', lastUsedIp: '10.0.0.1' };
     t.same(added.account, both, 'the first key stays the top-level one; the usage is kept');
     t.same(await store.getServiceAccount(a.id), both);
-    t.same((await store.serviceAccountForRequest(a.accessId, 'n')).account?.publicKeys, [first, second], 'the hot-path read carries both keys');
+    const keysOnly = (keys: readonly ServiceAccountKey[] | undefined) => keys?.map(({ lastUsedAt: _used, ...key }) => key);
+    t.same(keysOnly((await store.serviceAccountForRequest(a.accessId, 'n')).account?.publicKeys), [first, second], 'the hot-path read carries both keys');
     t.equal((await store.findServiceAccountByAccessId(a.accessId))?.accessId, a.accessId, 'the Access ID is unchanged');
 
     t.equal((await store.addServiceAccountKey(a.id, { ...second, addedAt: '2026-04-01T00:00:00.000Z' })).outcome, 'key_exists');
@@ -333,7 +336,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     );
     const full = await store.addServiceAccountKey(a.id, third);
     t.equal(full.outcome, 'key_limit');
-    t.same(full.account?.publicKeys, [first, second], 'a refusal changes nothing');
+    t.same(keysOnly(full.account?.publicKeys), [first, second], 'a refusal changes nothing');
     t.equal((await store.addServiceAccountKey(randomUUID(), third)).outcome, 'account_not_found');
     t.same(await store.addServiceAccountKey(randomUUID(), third), { outcome: 'account_not_found', account: null });
 
@@ -463,7 +466,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     if (!read.account) throw new Error('the account was not found');
     const { version } = read;
     t.match(version, /^\S+$/, 'a version comes with the account');
-    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1' }]);
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1', fingerprint: a.fingerprint }]);
     const afterUse = await store.serviceAccountForRequest(a.accessId, 'n');
     t.equal(afterUse.account && afterUse.version, version, 'using the account does not change its version');
     t.equal(await store.consumeNonce(a.accessId, 'nonce-1', 300, version), 'fresh', 'the version read');
@@ -579,18 +582,51 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     await store.deleteServiceAccount(gone.id);
     await store.recordServiceAccountUse([]);
     await store.recordServiceAccountUse([
-      { accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1' },
-      { accessId: gone.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.2' },
-      { accessId: randomUUID(), at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.3' },
+      { accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1', fingerprint: a.fingerprint },
+      { accessId: gone.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.2', fingerprint: gone.fingerprint },
+      { accessId: randomUUID(), at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.3', fingerprint: 'SHA256:unknown' },
     ]);
-    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T11:00:00.000Z', ip: '10.0.0.9' }]);
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T11:00:00.000Z', ip: '10.0.0.9', fingerprint: a.fingerprint }]);
     const read = await store.getServiceAccount(a.id);
     t.equal(read?.lastUsedAt, '2026-02-01T11:00:00.000Z');
     t.equal(read?.lastUsedIp, '10.0.0.9');
-    t.same((await store.listServiceAccounts({ limit: 10 })).items, [{ ...a, lastUsedAt: '2026-02-01T11:00:00.000Z', lastUsedIp: '10.0.0.9' }]);
-    t.same(await store.findServiceAccountByAccessId(a.accessId), { ...a, lastUsedAt: '2026-02-01T11:00:00.000Z', lastUsedIp: '10.0.0.9' });
+    const used = {
+      ...a,
+      publicKeys: a.publicKeys.map((k) => ({ ...k, lastUsedAt: '2026-02-01T11:00:00.000Z' })),
+      lastUsedAt: '2026-02-01T11:00:00.000Z',
+      lastUsedIp: '10.0.0.9',
+    };
+    t.same((await store.listServiceAccounts({ limit: 10 })).items, [used]);
+    t.same(await store.findServiceAccountByAccessId(a.accessId), used);
     t.equal(await store.getServiceAccount(gone.id), null, 'a use does not bring a deleted account back');
     t.same(await store.serviceAccountForRequest(gone.accessId, 'n'), { account: null, nonceUsed: false });
+  });
+
+  t.test("recordServiceAccountUse: each key's own last use, through a rotation", async (t) => {
+    const store = await factory(t);
+    const a = serviceAccountRecord();
+    await store.createServiceAccount(a);
+    const second = { publicKey: 'ssh-ed25519 second new-key', publicKeyBytes: 'c2Vjb25k', fingerprint: 'SHA256:second', addedAt: '2026-02-01T09:00:00.000Z' };
+    t.equal((await store.addServiceAccountKey(a.id, second)).outcome, 'added');
+    const lastUses = async () => (await store.getServiceAccount(a.id))!.publicKeys.map((k) => [k.fingerprint, k.lastUsedAt ?? null]);
+    t.same(await lastUses(), [
+      [a.fingerprint, null],
+      ['SHA256:second', null],
+    ]);
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:00:00.000Z', ip: '10.0.0.1', fingerprint: a.fingerprint }]);
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:05:00.000Z', ip: '10.0.0.1', fingerprint: 'SHA256:second' }]);
+    t.same(
+      await lastUses(),
+      [
+        [a.fingerprint, '2026-02-01T10:00:00.000Z'],
+        ['SHA256:second', '2026-02-01T10:05:00.000Z'],
+      ],
+      'the program moved to the new key: its use is newer than the old one',
+    );
+    t.equal((await store.removeServiceAccountKey(a.id, a.fingerprint)).outcome, 'removed');
+    await store.recordServiceAccountUse([{ accessId: a.accessId, at: '2026-02-01T10:06:00.000Z', ip: '10.0.0.1', fingerprint: 'SHA256:second' }]);
+    t.same(await lastUses(), [['SHA256:second', '2026-02-01T10:06:00.000Z']], 'the removed key leaves the record of uses');
+    t.equal((await store.getServiceAccount(a.id))!.lastUsedAt, '2026-02-01T10:06:00.000Z');
   });
 
   t.test('reserveAttempt: counts each key up to its max, then refuses until the window ends', async (t) => {

@@ -25,7 +25,7 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   await first.createClient(deleted);
   await first.deleteClient(deleted.clientId);
   await first.createServiceAccount(account);
-  await first.recordServiceAccountUse([{ accessId: account.accessId, at: '2026-03-01T00:00:00.000Z', ip: '10.1.2.3' }]);
+  await first.recordServiceAccountUse([{ accessId: account.accessId, at: '2026-03-01T00:00:00.000Z', ip: '10.1.2.3', fingerprint: account.fingerprint }]);
   await first.compareAndSetMeta('jwt-signing-keys', null, '{"k":1}');
   await first.revokeToken(kept.clientId, 'jti-revoked', exp);
   await first.retireSigningKey('retired-kid', exp);
@@ -37,7 +37,12 @@ t.test('durable records survive a restart; short-lived state does not', async (t
   const second = new EmbeddedCredentialStore(file);
   t.teardown(() => second.close());
   t.same((await second.listClients({ limit: 10 })).items, [kept]);
-  t.same(await second.getServiceAccount(account.id), { ...account, lastUsedAt: '2026-03-01T00:00:00.000Z', lastUsedIp: '10.1.2.3' });
+  t.same(await second.getServiceAccount(account.id), {
+    ...account,
+    publicKeys: account.publicKeys.map((key) => ({ ...key, lastUsedAt: '2026-03-01T00:00:00.000Z' })),
+    lastUsedAt: '2026-03-01T00:00:00.000Z',
+    lastUsedIp: '10.1.2.3',
+  });
   t.equal(await second.getMeta('jwt-signing-keys'), '{"k":1}');
   t.same(await second.bearerState(kept.clientId, 'jti-revoked', 'kid'), { client: kept, revoked: true, signingKeyRetired: false });
   t.same(await second.bearerState(kept.clientId, 'jti-other', 'kid'), { client: kept, revoked: false, signingKeyRetired: false });

@@ -40,7 +40,9 @@ t.test('the keys of 200 credentials spread over all three masters, and every ope
     t.equal(await store.consumeNonce(a.accessId, `n-${i}`, 60), 'fresh');
     t.equal((await store.serviceAccountForRequest(a.accessId, `n-${i}`)).nonceUsed, true);
   }
-  await store.recordServiceAccountUse(accounts.map((a) => ({ accessId: a.accessId, at: '2026-04-01T00:00:00.000Z', ip: '10.0.0.1' })));
+  await store.recordServiceAccountUse(
+    accounts.map((a) => ({ accessId: a.accessId, at: '2026-04-01T00:00:00.000Z', ip: '10.0.0.1', fingerprint: a.fingerprint })),
+  );
   for (const c of clients) {
     await store.revokeToken(c.clientId, 'jti', Math.floor(Date.now() / 1000) + 600);
     t.same(await store.bearerState(c.clientId, 'jti', 'kid'), { client: c, revoked: true, signingKeyRetired: false });

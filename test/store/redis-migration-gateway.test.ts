@@ -69,7 +69,9 @@ t.test('records stored before layout 3 serve as they did once a start migrated t
   const shownAccount = await adminInject(second, { method: 'GET', url: `/admin/v1/service-accounts/${sa.account.id}` });
   t.equal(shownAccount.statusCode, 200);
   t.equal(shownAccount.json().expires_at, null);
-  t.same(shownAccount.json().public_keys, [{ public_key: account.publicKey, fingerprint: account.fingerprint, added_at: account.createdAt }]);
+  t.same(shownAccount.json().public_keys, [
+    { public_key: account.publicKey, fingerprint: account.fingerprint, added_at: account.createdAt, last_used_at: null },
+  ]);
   const signed = await signedInject(second, sa, { method: 'GET', url: '/v1/balance' });
   t.equal(signed.statusCode, 200, 'an account stored without publicKeys still signs');
   t.equal(second.upstreams.banking.received.length, 1);

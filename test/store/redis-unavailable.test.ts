@@ -21,7 +21,7 @@ t.test('connecting to a closed port fails with StoreUnavailableError', async (t)
   await t.rejects(store.consumeNonce('x', 'n', 300), StoreUnavailableError);
   await t.rejects(store.reserveAttempt([{ key: 'k', max: 1 }], 60), StoreUnavailableError);
   await t.rejects(store.releaseAttempt(['k']), StoreUnavailableError);
-  await t.rejects(store.recordServiceAccountUse([{ accessId: 'a', at: 'now', ip: '1.1.1.1' }]), StoreUnavailableError);
+  await t.rejects(store.recordServiceAccountUse([{ accessId: 'a', at: 'now', ip: '1.1.1.1', fingerprint: 'SHA256:x' }]), StoreUnavailableError);
 });
 
 t.test('openStore refuses to start on an unreachable Redis', async (t) => {

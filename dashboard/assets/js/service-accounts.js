@@ -19,6 +19,11 @@ function expiryCell(account) {
   return expired ? h('span', { class: 'expired' }, '(expired) ', dateTimeElement(account.expires_at)) : dateTimeElement(account.expires_at);
 }
 
+/** The comment of an ssh-ed25519 line ("ssh-ed25519 <base64> payroll-2026"), if it has one. */
+function keyComment(key) {
+  return key.public_key?.split(/\s+/).slice(2).join(' ') ?? '';
+}
+
 function keysOf(account) {
   return account.public_keys?.length
     ? account.public_keys
@@ -285,7 +290,14 @@ export function serviceAccountsTab(panel, vocabulary) {
             'div',
             { class: 'key-text' },
             h('div', { class: 'key-fingerprint mono' }, key.fingerprint),
+            keyComment(key) ? h('div', { class: 'key-comment' }, keyComment(key)) : null,
             h('div', { class: 'hint' }, 'Added ', dateTimeElement(key.added_at)),
+            // Whether the program has moved to the new key: the evidence before removing the old one.
+            h(
+              'div',
+              { class: 'hint key-last-used' },
+              key.last_used_at ? ['Last used ', timeElement(key.last_used_at, 'relative')] : 'Not used since it was added',
+            ),
           ),
           keys.length >= MAX_KEYS
             ? h(
@@ -372,10 +384,22 @@ export function serviceAccountsTab(panel, vocabulary) {
   }
 
   async function removeKey(account, key) {
+    // The other key's last use says whether the program has moved to it yet.
+    const other = keysOf(account).find((k) => k.fingerprint !== key.fingerprint);
+    const notMoved = other && (!other.last_used_at || (key.last_used_at && other.last_used_at < key.last_used_at));
     const confirmed = await confirmDialog({
       title: 'Remove key?',
       body: [
         h('p', {}, 'The key ', h('strong', { class: 'mono key-fingerprint' }, key.fingerprint), ` will be removed from “${account.description}”.`),
+        notMoved
+          ? h(
+              'p',
+              { class: 'dialog-warning key-not-moved' },
+              other.last_used_at
+                ? 'This key was used more recently than the other one: the program may still sign with it.'
+                : 'The other key has not been used yet: the program still signs with this one, or has not run since.',
+            )
+          : null,
         h('p', { class: 'dialog-warning' }, 'From now on, requests signed with this key are rejected. Move the program to the other key first.'),
       ],
       confirmLabel: 'Remove key',

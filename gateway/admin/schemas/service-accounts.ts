@@ -104,6 +104,11 @@ export const ServiceAccountKeySchema = Type.Object({
   public_key: Type.String({ description: 'The ssh-ed25519 line.' }),
   fingerprint: Type.String({ description: 'As ssh-keygen -lf prints it; names the key in DELETE .../keys/{fingerprint}.', examples: ['SHA256:...'] }),
   added_at: DateTime(),
+  last_used_at: Nullable(
+    DateTime(
+      'When a signature by this key last verified (a few seconds behind); null: not since it was added. Before removing the old key of a rotation, check that the new one is in use.',
+    ),
+  ),
 });
 
 export const ServiceAccountSchema = Type.Object({

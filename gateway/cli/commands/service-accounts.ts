@@ -26,7 +26,10 @@ function printAccount(context: CliContext, account: ServiceAccount): void {
     ['public_key', escapeForTerminal(account.public_key)],
     ['fingerprint', account.fingerprint],
     ...(account.public_keys && account.public_keys.length > 1
-      ? account.public_keys.map((k, i): [string, string] => [`key ${i + 1}`, `${k.fingerprint} (added ${k.added_at})`])
+      ? account.public_keys.map((k, i): [string, string] => [
+          `key ${i + 1}`,
+          `${k.fingerprint} (added ${k.added_at}, ${k.last_used_at ? `last used ${k.last_used_at}` : 'not used since'})`,
+        ])
       : []),
     ['expires_at', account.expires_at ?? 'never'],
     ['permissions', account.permissions.join(' ')],

@@ -146,7 +146,8 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     for (const use of uses) {
       const account = this.accountsByAccessId.get(use.accessId);
       if (!account) continue;
-      this.accountsByAccessId.set(use.accessId, frozenAccount({ ...account, lastUsedAt: use.at, lastUsedIp: use.ip }));
+      const publicKeys = account.publicKeys.map((key) => (key.fingerprint === use.fingerprint ? { ...key, lastUsedAt: use.at } : key));
+      this.accountsByAccessId.set(use.accessId, frozenAccount({ ...account, publicKeys, lastUsedAt: use.at, lastUsedIp: use.ip }));
       changed = true;
     }
     if (changed) this.context.persist();

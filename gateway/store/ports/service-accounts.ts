@@ -39,6 +39,11 @@ export interface ServiceAccountKey {
   /** SHA256:... as ssh-keygen -lf prints it. */
   fingerprint: string;
   addedAt: string;
+  /**
+   * When a signature by this key last verified (recorded with the account's last use, a few seconds
+   * behind); null: never since it was added. Read from the use record, never stored in the account.
+   */
+  lastUsedAt?: string | null;
 }
 
 /** A service account holds one key, or two while it rotates. */
@@ -59,6 +64,8 @@ export interface ServiceAccountUse {
   accessId: string;
   at: string;
   ip: string;
+  /** The fingerprint of the key whose signature verified: its own last use. */
+  fingerprint: string;
 }
 
 /** The account behind an Access ID (null when unknown or deleted), and whether the nonce was used. */

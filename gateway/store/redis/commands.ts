@@ -9,7 +9,7 @@ declare module 'ioredis' {
     consumeNonce(accountKey: string, nonceKey: string, ttlSeconds: number, version: string): Result<number, Context>;
     /** As consumeNonce, with the master_replid and master_replid2 of the master that ran it. */
     consumeNonceNamingMaster(accountKey: string, nonceKey: string, ttlSeconds: number, version: string): Result<[number, string, string], Context>;
-    recordUse(accountKey: string, usageKey: string, usage: string): Result<number, Context>;
+    recordUse(accountKey: string, usageKey: string, at: string, ip: string, fingerprint: string): Result<number, Context>;
     /** numberOfKeys, the failure counters, then the window and each counter's max. */
     reserveFailureAttempt(...keysAndArgs: (string | number)[]): Result<[number, number], Context>;
     releaseFailureAttempt(...keys: (string | number)[]): Result<number, Context>;

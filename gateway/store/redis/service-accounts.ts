@@ -135,7 +135,7 @@ export class RedisServiceAccountStore implements ServiceAccountStore {
     const { redis, keys } = this.connection;
     // One script per account (each in its own slot), sent together.
     await this.connection.guard(() =>
-      Promise.all(uses.map((use) => redis.recordUse(keys.account(use.accessId), keys.accountUsage(use.accessId), JSON.stringify({ at: use.at, ip: use.ip })))),
+      Promise.all(uses.map((use) => redis.recordUse(keys.account(use.accessId), keys.accountUsage(use.accessId), use.at, use.ip, use.fingerprint))),
     );
   }
 }

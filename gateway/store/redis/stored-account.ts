@@ -5,9 +5,19 @@ import type { ServiceAccountRecord } from '../types.js';
 
 export type StoredServiceAccount = Omit<ServiceAccountRecord, 'lastUsedAt' | 'lastUsedIp'>;
 
+/** The usage key's JSON: the account's last use, and each held key's (keys: fingerprint -> when). */
+interface StoredUsage {
+  at: string;
+  ip: string;
+  keys?: Record<string, string>;
+}
+
 export function withUsage(stored: StoredServiceAccount, usage: string | null): ServiceAccountRecord {
-  const used = usage ? (JSON.parse(usage) as { at: string; ip: string }) : null;
-  return { ...stored, lastUsedAt: used?.at ?? null, lastUsedIp: used?.ip ?? null };
+  if (!usage) return { ...stored, lastUsedAt: null, lastUsedIp: null };
+  const used = JSON.parse(usage) as StoredUsage;
+  const keys = used.keys ?? {};
+  const publicKeys = stored.publicKeys.map((key) => (keys[key.fingerprint] === undefined ? key : { ...key, lastUsedAt: keys[key.fingerprint] }));
+  return { ...stored, publicKeys, lastUsedAt: used.at, lastUsedIp: used.ip };
 }
 
 /** The version CONSUME_NONCE compares: the SHA-1 of the record as stored (usage is kept apart, so using an account changes nothing). */

@@ -21,7 +21,7 @@ import { verifyEd25519 } from '../../../signing/ed25519.js';
 import { ACCESS_ID_HEADER, buildSignatureBase, SignatureError, type HeaderFields } from '@access-gateway/signing';
 import { SignatureHeaders } from '../../../signing/signature-headers.js';
 import { serviceAccountKeys } from '../../../store/service-account-keys.js';
-import type { CredentialStore, ServiceAccountRecord } from '../../../store/types.js';
+import type { CredentialStore, ServiceAccountKey, ServiceAccountRecord } from '../../../store/types.js';
 import { AccountCache, type CachedAccount } from './account-cache.js';
 import { isUuid } from '../../../uuid.js';
 import { checkDeclaredLength } from './request-body.js';
@@ -105,10 +105,12 @@ export class SignatureAuthenticator implements Authenticator {
     // replay spends none of the account's allowance; any other route may start from the cache.
     const cached = request.route.rateLimit === null ? this.accounts.get(accessId) : undefined;
     let found: CachedAccount & { nonceUsed?: boolean } = cached ?? (await this.fromStore(accessId, nonce));
-    if (!signedBy(found.account, base, signature.signature)) {
+    let key = signedBy(found.account, base, signature.signature);
+    if (key === undefined) {
       // The copy may predate a key the client now signs with; a record unchanged since is not tried twice.
       const fresh = cached ? await this.fromStore(accessId, nonce) : undefined;
-      if (!fresh || fresh.version === cached?.version || !signedBy(fresh.account, base, signature.signature)) {
+      key = fresh && fresh.version !== cached?.version ? signedBy(fresh.account, base, signature.signature) : undefined;
+      if (key === undefined) {
         // The base holds only what the client sent (and the Access ID it named), so the client can diff
         // it against the one it signed; it is shown only once the Access ID is known to be an account's.
         // The registered keys' fingerprints (public) turn "my base equals yours" into "wrong key file".
@@ -119,7 +121,7 @@ export class SignatureAuthenticator implements Authenticator {
           { details: { signature_base: base, registered_keys: registered.join(' ') } },
         );
       }
-      found = fresh;
+      found = fresh!;
     }
     // Decided from the record (no other store call), and only once the signature verified, so it
     // tells no more about the Access ID than unknown_access_id does; it throws before admission, so an
@@ -130,7 +132,7 @@ export class SignatureAuthenticator implements Authenticator {
 
     if (found !== cached) this.accounts.set(accessId, { account: found.account, version: found.version });
     const signed = { accessId, nonce, created: signature.params.created!, claimedDigests, version: found.version };
-    return { principal: { kind: 'service-account', account: found.account }, signed };
+    return { principal: { kind: 'service-account', account: found.account, fingerprint: key.fingerprint }, signed };
   }
 
   private async fromStore(accessId: string, nonce: string): Promise<CachedAccount & { nonceUsed: boolean }> {
@@ -143,9 +145,9 @@ export class SignatureAuthenticator implements Authenticator {
   }
 }
 
-/** One key, or two while the account rotates keys: a signature by either verifies (at most two verifications). */
-function signedBy(account: ServiceAccountRecord, base: string, signature: Uint8Array): boolean {
-  return serviceAccountKeys(account).some((key) => verifyEd25519(base, signature, Buffer.from(key.publicKeyBytes, 'base64url')));
+/** The key that made the signature: one, or two while the account rotates keys (at most two verifications). */
+function signedBy(account: ServiceAccountRecord, base: string, signature: Uint8Array): ServiceAccountKey | undefined {
+  return serviceAccountKeys(account).find((key) => verifyEd25519(base, signature, Buffer.from(key.publicKeyBytes, 'base64url')));
 }
 
 /** An expiry (ISO 8601) at or before now; null or absent: never. */
