@@ -26,6 +26,8 @@ import {
   CreatedClientSchema,
   RolledSecretSchema,
   SecretRollInputSchema,
+  clientUpdateSchema,
+  ClientUpdateSchema,
   type ClientInput,
   type ClientView,
   type RolledSecretView,
@@ -206,6 +208,40 @@ export function registerClientRoutes(
     },
   );
 
+  // Scopes change without a new client: a token issued before carries its scopes, but counts only
+  // those the client still holds (the Bearer stage reads the client on every request).
+  app.patch(
+    '/admin/v1/clients/:client_id',
+    {
+      schema: {
+        summary: 'Change a client: its name or scopes.',
+        description: "A scope removed stops working at once on every instance, also in tokens already issued; a scope added is in the client's next token.",
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: ClientParamsSchema,
+        body: ClientUpdateSchema,
+        response: { 200: described(ClientSchema, 'The client as changed.'), ...adminErrors({ 400: usual(400), 404: usual(404) }) },
+      },
+      validatorCompiler: vocabularyBodyValidator((v) => clientUpdateSchema([...v.scopes.keys()]), vocabulary),
+    },
+    async (request) => {
+      const { name, scopes } = request.body;
+      const client = await store.updateClient(request.params.client_id, () => ({
+        ...(name === undefined ? {} : { name: name.trim() }),
+        ...(scopes === undefined ? {} : { scopes: [...new Set(scopes)] }),
+      }));
+      if (!client) throw new GatewayError('not_found', NOT_FOUND);
+      audit(request.log, 'credential.updated', {
+        kind: 'oauth_client',
+        client_id: client.clientId,
+        changed: Object.keys(request.body),
+        scopes: client.scopes,
+        by: actorOf(request),
+      });
+      return publicClient(client);
+    },
+  );
+
   // Key rotation: add the new key (both verify), move the client to it, then remove the old one.
   app.post(
     '/admin/v1/clients/:client_id/keys',
@@ -229,7 +265,7 @@ export function registerClientRoutes(
     },
     async (request, reply) => {
       const key = clientKeyFromInput(request.body.jwk, new Date().toISOString());
-      const client = await store.updateClientKeys(request.params.client_id, (current) => {
+      const client = await store.updateClient(request.params.client_id, (current) => {
         const keys = keysOfKeyClient(current);
         if (holdsKey(keys, key))
           throw new GatewayError('client_key_exists', `The client already holds this key, or a key with the kid ${key.kid}.`, { field: 'jwk' });
@@ -239,7 +275,7 @@ export function registerClientRoutes(
             'The client already holds two public keys; remove one (DELETE /admin/v1/clients/{client_id}/keys/{kid}) before adding another.',
             { field: 'jwk' },
           );
-        return [...keys, key];
+        return { jwks: [...keys, key] };
       });
       if (!client) throw new GatewayError('not_found', NOT_FOUND);
       audit(request.log, 'credential.key_added', {
@@ -272,13 +308,13 @@ export function registerClientRoutes(
     },
     async (request) => {
       const { kid } = request.params;
-      const client = await store.updateClientKeys(request.params.client_id, (current) => {
+      const client = await store.updateClient(request.params.client_id, (current) => {
         const keys = keysOfKeyClient(current);
         const remaining = keys.filter((key) => key.kid !== kid);
         if (remaining.length === keys.length) throw new GatewayError('not_found', 'The client holds no key with that kid.');
         if (remaining.length === 0)
           throw new GatewayError('client_last_key', `${kid} is the client's only key; add its replacement first, or delete the client.`);
-        return remaining;
+        return { jwks: remaining };
       });
       if (!client) throw new GatewayError('not_found', NOT_FOUND);
       audit(request.log, 'credential.key_removed', { kind: 'oauth_client', client_id: client.clientId, kid, keys: client.jwks.length, by: actorOf(request) });

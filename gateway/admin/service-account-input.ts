@@ -4,11 +4,11 @@
 // Ed25519 key, each allowed_ips entry is an address or CIDR range, expires_at is a real instant in
 // the future.
 import { randomUUID } from 'node:crypto';
-import type { ServiceAccountInput, ServiceAccountKeyInput } from './schemas/service-accounts.js';
+import type { ServiceAccountInput, ServiceAccountKeyInput, ServiceAccountUpdate } from './schemas/service-accounts.js';
 import { RFC3339_UTC_PATTERN } from './schemas/service-accounts.js';
 import { invalidField } from '../errors.js';
 import { serviceAccountIdFor } from '../store/account-ids.js';
-import type { ServiceAccountKey, ServiceAccountRecord } from '../store/types.js';
+import type { ServiceAccountChange, ServiceAccountKey, ServiceAccountRecord } from '../store/types.js';
 import { canonicalAllowedIp, DEFAULT_ALLOWED_IPS } from '../service-accounts/allowed-ips.js';
 import { PublicKeyError } from '../service-accounts/public-key-errors.js';
 import { parsePublicKeyInput, type ParsedPublicKey } from '../service-accounts/public-key-input.js';
@@ -83,5 +83,15 @@ export function serviceAccountFromInput(input: AccountInput, now = new Date()): 
     lastUsedIp: null,
     expiresAt,
     publicKeys: [key],
+  };
+}
+
+/** The body of PATCH /admin/v1/service-accounts/{id} as the change to store: only the fields given, checked as at creation. */
+export function serviceAccountChangeFromInput(input: ServiceAccountUpdate, now = new Date()): ServiceAccountChange {
+  return {
+    ...(input.description === undefined ? {} : { description: input.description.trim() }),
+    ...(input.permissions === undefined ? {} : { permissions: [...new Set(input.permissions)] }),
+    ...(input.allowed_ips === undefined ? {} : { allowedIps: allowedIps(input.allowed_ips) }),
+    ...(input.expires_at === undefined ? {} : { expiresAt: expiryInstant(input.expires_at, now) }),
   };
 }

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { GatewayError, invalidField } from '../errors.js';
 import { actorOf, audit } from '../http/audit.js';
 import { maskAccessId } from '../http/logging.js';
-import { serviceAccountFromInput, serviceAccountKeyFromInput } from './service-account-input.js';
+import { serviceAccountChangeFromInput, serviceAccountFromInput, serviceAccountKeyFromInput } from './service-account-input.js';
 import { serviceAccountKeys } from '../store/service-account-keys.js';
 import type { CredentialStore, ServiceAccountRecord } from '../store/types.js';
 import { ADMIN_SECURITY } from './api-document.js';
@@ -26,6 +26,8 @@ import {
   ServiceAccountListSchema,
   ServiceAccountParamsSchema,
   ServiceAccountSchema,
+  serviceAccountUpdateSchema,
+  ServiceAccountUpdateSchema,
   type ServiceAccountView,
 } from './schemas/service-accounts.js';
 
@@ -132,6 +134,39 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
     async (request) => {
       const account = await store.getServiceAccount(request.params.id);
       if (!account) throw new GatewayError('not_found', NOT_FOUND);
+      return publicServiceAccount(account);
+    },
+  );
+
+  // What an account may do changes without a new Access ID: effective on every instance at once (the
+  // record's version changes, so the next request on any instance is checked against the new values).
+  app.patch(
+    '/admin/v1/service-accounts/:id',
+    {
+      schema: {
+        summary: 'Change a service account: its description, permissions, allowed addresses or expiry (null clears it).',
+        description: 'The Access ID and the keys stay. The next request on every instance is checked against the new values.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        params: ServiceAccountParamsSchema,
+        body: ServiceAccountUpdateSchema,
+        response: { 200: described(ServiceAccountSchema, 'The account as changed.'), ...adminErrors({ 400: usual(400), 404: usual(404) }) },
+      },
+      validatorCompiler: vocabularyBodyValidator((v) => serviceAccountUpdateSchema([...v.permissions.keys()]), vocabulary),
+    },
+    async (request) => {
+      const change = serviceAccountChangeFromInput(request.body);
+      const account = await store.updateServiceAccount(request.params.id, change);
+      if (!account) throw new GatewayError('not_found', NOT_FOUND);
+      audit(request.log, 'credential.updated', {
+        kind: 'service_account',
+        service_account_id: account.id,
+        changed: Object.keys(request.body),
+        permissions: account.permissions,
+        allowed_ips: account.allowedIps,
+        expires_at: account.expiresAt ?? null,
+        by: actorOf(request),
+      });
       return publicServiceAccount(account);
     },
   );

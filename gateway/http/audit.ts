@@ -15,6 +15,7 @@ export type AuditEvent =
   | 'admin.sign_in_failed'
   | 'admin.sign_out'
   | 'admin.denied'
+  | 'credential.updated'
   | 'request.denied';
 
 export function audit(log: FastifyBaseLogger, event: AuditEvent, fields: Record<string, unknown>): void {

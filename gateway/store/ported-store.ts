@@ -3,13 +3,14 @@
 // forwarded here, once.
 import type { RateLimitDecision, RateQuota } from './gcra.js';
 import type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
-import type { BearerState, ClientKey, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
+import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
 import type { Page, PageRequest } from './ports/paging.js';
 import type {
   KeyAddOutcome,
   KeyChange,
   KeyRemoveOutcome,
   NonceConsumption,
+  ServiceAccountChange,
   ServiceAccountKey,
   ServiceAccountRecord,
   ServiceAccountStore,
@@ -46,8 +47,8 @@ export abstract class PortedStore implements ClientStore, ServiceAccountStore, S
   rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null> {
     return this.ports.clients.rollClientSecret(clientId, secretHash, graceSeconds);
   }
-  updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null> {
-    return this.ports.clients.updateClientKeys(clientId, change);
+  updateClient(clientId: string, change: (client: ClientRecord) => ClientChange): Promise<ClientRecord | null> {
+    return this.ports.clients.updateClient(clientId, change);
   }
   revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {
     return this.ports.clients.revokeToken(clientId, jti, expiresAtSeconds);
@@ -86,6 +87,9 @@ export abstract class PortedStore implements ClientStore, ServiceAccountStore, S
   }
   consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string, createdSeconds?: number): Promise<NonceConsumption> {
     return this.ports.serviceAccounts.consumeNonce(accessId, nonce, nonceTtlSeconds, version, createdSeconds);
+  }
+  updateServiceAccount(id: string, change: ServiceAccountChange): Promise<ServiceAccountRecord | null> {
+    return this.ports.serviceAccounts.updateServiceAccount(id, change);
   }
   addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
     return this.ports.serviceAccounts.addServiceAccountKey(id, key);

@@ -12,7 +12,7 @@ import type { ServiceAccountStore } from './ports/service-accounts.js';
 import type { SessionStore } from './ports/sessions.js';
 import type { SharedValues } from './ports/shared-values.js';
 
-export type { BearerState, ClientAuthMethod, ClientKey, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
+export type { BearerState, ClientAuthMethod, ClientChange, ClientKey, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
 export { CLIENT_AUTH_METHODS } from './ports/clients.js';
 export type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
 export type { CredentialCounts, PersistenceReport, RepairOptions, RepairReport, StoreLifecycle } from './ports/lifecycle.js';
@@ -23,6 +23,7 @@ export {
   type KeyChange,
   type KeyRemoveOutcome,
   type NonceConsumption,
+  type ServiceAccountChange,
   type ServiceAccountKey,
   type ServiceAccountRecord,
   type ServiceAccountStore,

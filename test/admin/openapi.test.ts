@@ -28,7 +28,7 @@ interface Doc {
   components: { schemas: Record<string, Schema & { properties: { error: { enum: string[] } } }> };
 }
 
-const METHODS = ['get', 'post', 'delete'] as const;
+const METHODS = ['get', 'post', 'patch', 'delete'] as const;
 
 async function documentOf(tg: TestGateway): Promise<Doc> {
   const response = await tg.gateway.adminApp.inject({ url: '/admin/openapi.json' });

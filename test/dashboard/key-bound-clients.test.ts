@@ -75,7 +75,7 @@ t.test('a key-bound client is created and its keys rotated in the dashboard', as
   t.equal(await page.getByRole('button', { name: /^Remove/ }).count(), 0, 'the only key cannot be removed');
   await page.getByLabel('New public key').fill(JSON.stringify(second.publicJwk));
   await page.getByRole('button', { name: 'Add key' }).click();
-  await page.getByText('Key k2 added.', { exact: false }).waitFor();
+  await page.getByRole('main').getByText('Key k2 added.', { exact: false }).waitFor();
   t.match(await page.getByRole('list', { name: 'Public keys' }).textContent(), /k1Ed25519.*k2EC P-256/);
   t.match(await tokenWith(second), { status: 200 }, 'both keys work during the rotation');
   await screenshot(page, 'oauth-client-keys');
@@ -83,7 +83,7 @@ t.test('a key-bound client is created and its keys rotated in the dashboard', as
   await page.getByRole('button', { name: 'Remove key k1' }).click();
   const dialog = page.getByRole('dialog', { name: 'Remove key?' });
   await dialog.getByRole('button', { name: 'Remove key' }).click();
-  await page.getByText('Key k1 removed', { exact: false }).waitFor();
+  await page.getByRole('main').getByText('Key k1 removed', { exact: false }).waitFor();
   t.match(await tokenWith(first), { status: 401, body: { error: 'auth_error' } }, 'the removed key is refused');
   t.match(await tokenWith(second), { status: 200 }, 'the new one works');
 });

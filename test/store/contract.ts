@@ -555,22 +555,24 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(results.filter(Boolean).length, 1);
   });
 
-  t.test('updateClientKeys: the keys change, nothing else; a refused change leaves the record; unknown client: null', async (t) => {
+  t.test('updateClient: the fields named change, nothing else; a refused change leaves the record; unknown client: null', async (t) => {
     const store = await factory(t);
     const key = (kid: string) => ({ kid, jwk: { kty: 'OKP', crv: 'Ed25519', x: kid, kid }, addedAt: '2026-01-01T00:00:00.000Z' });
     const client = clientRecord({ tokenEndpointAuthMethod: 'private_key_jwt', secretHash: null, jwks: [key('one')] });
     await store.createClient(client);
-    const updated = await store.updateClientKeys(client.clientId, (current) => [...current.jwks, key('two')]);
+    const updated = await store.updateClient(client.clientId, (current) => ({ jwks: [...current.jwks, key('two')] }));
     t.same(updated, { ...client, jwks: [key('one'), key('two')] });
-    t.same(await store.getClient(client.clientId), updated);
+    const renamed = await store.updateClient(client.clientId, () => ({ name: 'renamed', scopes: ['sales'] }));
+    t.same(renamed, { ...updated, name: 'renamed', scopes: ['sales'] }, 'name and scopes, the keys kept');
+    t.same(await store.getClient(client.clientId), renamed);
     await t.rejects(
-      store.updateClientKeys(client.clientId, () => {
+      store.updateClient(client.clientId, () => {
         throw new Error('refused');
       }),
       { message: 'refused' },
     );
-    t.same(await store.getClient(client.clientId), updated, 'unchanged by a refused change');
-    t.equal(await store.updateClientKeys(randomUUID(), () => []), null);
+    t.same(await store.getClient(client.clientId), renamed, 'unchanged by a refused change');
+    t.equal(await store.updateClient(randomUUID(), () => ({})), null);
   });
 
   t.test('recordServiceAccountUse: last use shown; deleted or unknown accounts are skipped', async (t) => {

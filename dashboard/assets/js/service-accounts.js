@@ -8,6 +8,7 @@ import { formCard, showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
 import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
 import { dateTimeElement, timeElement, utcOffsetText } from './format.js';
+import { showServiceAccountEdit } from './service-account-edit.js';
 
 /** A service account holds at most this many public keys (the API's limit). */
 const MAX_KEYS = 2;
@@ -106,7 +107,12 @@ export function serviceAccountsTab(panel, vocabulary) {
             ]
           : h('span', { class: 'muted' }, 'Never'),
       ),
-      deleteCell(tab, account.description, () => deleteAccount(account), [rowButton(tab, account.description, 'Keys', () => void showKeys(account.id))]),
+      deleteCell(tab, account.description, () => deleteAccount(account), [
+        rowButton(tab, account.description, 'Edit', () =>
+          showServiceAccountEdit({ tab, account, permissionsGroup, movingMoney, splitIps, anyAddress: vocabulary.default_allowed_ips, back: showList }),
+        ),
+        rowButton(tab, account.description, 'Keys', () => void showKeys(account.id)),
+      ]),
     );
   }
 
@@ -130,7 +136,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         'div',
         { id: 'sa-permissions-hint', class: 'alert alert-info' },
         h('strong', {}, 'Grant only what this program needs.'),
-        'Least privilege limits what a leaked key can do. Permissions cannot be changed later: create a new service account instead.',
+        'Least privilege limits what a leaked key can do. Permissions can be changed later (Edit), effective at once.',
       ),
       options: vocabulary.permissions.map((p) => ({
         value: p.name,

@@ -74,6 +74,17 @@ export function clientInputSchema(scopes?: readonly string[]) {
   );
 }
 
+/** The update body (PATCH): the name, the scopes, or both; a client's other fields stay as created. */
+export function clientUpdateSchema(scopes?: readonly string[]) {
+  const { name, scopes: scopeList } = clientInputSchema(scopes).properties;
+  return Type.Object(
+    { name: Type.Optional(name), scopes: Type.Optional(scopeList) },
+    { additionalProperties: false, minProperties: 1, ...messages({ minProperties: 'must give name, scopes or both' }) },
+  );
+}
+export const ClientUpdateSchema = clientUpdateSchema();
+export type ClientUpdate = Static<typeof ClientUpdateSchema>;
+
 export const ClientInputSchema = clientInputSchema();
 export type ClientInput = Static<typeof ClientInputSchema>;
 

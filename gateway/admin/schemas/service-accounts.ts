@@ -78,6 +78,21 @@ export function serviceAccountInputSchema(permissions?: readonly string[]) {
   );
 }
 
+/** The update body (PATCH): any of description, permissions, allowed_ips and expires_at (null clears it); the keys and the Access ID stay. */
+export function serviceAccountUpdateSchema(permissions?: readonly string[]) {
+  const { description, permissions: permissionList, allowed_ips, expires_at } = serviceAccountInputSchema(permissions).properties;
+  return Type.Object(
+    { description: Type.Optional(description), permissions: Type.Optional(permissionList), allowed_ips, expires_at },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      ...messages({ minProperties: 'must give at least one of description, permissions, allowed_ips, expires_at' }),
+    },
+  );
+}
+export const ServiceAccountUpdateSchema = serviceAccountUpdateSchema();
+export type ServiceAccountUpdate = Static<typeof ServiceAccountUpdateSchema>;
+
 export const ServiceAccountInputSchema = serviceAccountInputSchema();
 export type ServiceAccountInput = Static<typeof ServiceAccountInputSchema>;
 

@@ -6,6 +6,7 @@ import { usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
 import { printJson, printLine, printTable } from '../output.js';
 import type { ClientView, RolledSecretView } from '../../admin/clients-routes.js';
+import { escapeForTerminal } from './service-accounts.js';
 
 type Client = ClientView & { client_secret?: string };
 
@@ -112,6 +113,31 @@ export const clientCommands: Command[] = [
       if (!clientId) throw usageError('CLIENT_ID is required');
       await adminRequest(adminConnection(values, context.env), 'DELETE', `/admin/v1/clients/${encodeURIComponent(clientId)}`);
       printLine(context, `Deleted client ${clientId}.`);
+    },
+  },
+  {
+    group: 'clients',
+    name: 'update',
+    summary: "Change a client's name or scopes; a scope removed stops working at once, also in tokens already issued.",
+    usage: 'gatewayctl clients update CLIENT_ID [--name NAME] [--scopes LIST] [--json]',
+    options: {
+      name: { type: 'string', value: 'NAME', description: 'a new name, shown in lists and logs' },
+      scopes: { type: 'string', value: 'LIST', description: 'the whole new list of scopes, comma-separated (it replaces the old one)' },
+      ...ADMIN_OPTIONS,
+    },
+    arguments: [{ name: 'CLIENT_ID', description: "the client's id" }],
+    async run(values, [clientId], context) {
+      if (!clientId) throw usageError('CLIENT_ID is required');
+      const change = {
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        ...(typeof values.scopes === 'string' ? { scopes: csv(values.scopes) } : {}),
+      };
+      if (Object.keys(change).length === 0) throw usageError('nothing to change: give --name, --scopes or both');
+      const client = await adminRequest<Client>(adminConnection(values, context.env), 'PATCH', `/admin/v1/clients/${encodeURIComponent(clientId)}`, change);
+      if (values.json) return printJson(context, client);
+      printLine(context, `client_id: ${client.client_id}`);
+      printLine(context, `name:      ${escapeForTerminal(client.name)}`);
+      printLine(context, `scopes:    ${client.scopes.join(' ')}`);
     },
   },
   {

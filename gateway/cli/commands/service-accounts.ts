@@ -177,6 +177,45 @@ export const serviceAccountCommands: Command[] = [
     },
   },
   {
+    group: 'service-accounts',
+    name: 'update',
+    summary: 'Change what a service account may do (its Access ID and keys stay): effective on every instance at once.',
+    usage:
+      'gatewayctl service-accounts update ID [--description TEXT] [--permissions LIST] [--allowed-ips CIDRS | --any-address] [--expires-at TIME | --never-expires] [--json]',
+    options: {
+      description: { type: 'string', value: 'TEXT', description: 'a new description of what the account is for' },
+      permissions: { type: 'string', value: 'LIST', description: 'the whole new list of permissions, comma-separated (it replaces the old one)' },
+      'allowed-ips': { type: 'string', value: 'CIDRS', description: 'the whole new list of addresses or CIDR ranges, comma-separated' },
+      'any-address': { type: 'boolean', description: 'allow any address again (0.0.0.0/0 and ::/0)' },
+      'expires-at': { type: 'string', value: 'TIME', description: 'a new expiry, an RFC 3339 UTC time in the future' },
+      'never-expires': { type: 'boolean', description: 'remove the expiry' },
+      ...ADMIN_OPTIONS,
+    },
+    arguments: [{ name: 'ID', description: "the service account's id (from list)" }],
+    async run(values, [id], context) {
+      if (!id) throw usageError('ID is required');
+      if (values['allowed-ips'] !== undefined && values['any-address'] === true) throw usageError('give --allowed-ips or --any-address, not both');
+      if (values['expires-at'] !== undefined && values['never-expires'] === true) throw usageError('give --expires-at or --never-expires, not both');
+      const change = {
+        ...(typeof values.description === 'string' ? { description: values.description } : {}),
+        ...(typeof values.permissions === 'string' ? { permissions: csv(values.permissions) } : {}),
+        ...(typeof values['allowed-ips'] === 'string' ? { allowed_ips: csv(values['allowed-ips']) } : {}),
+        ...(values['any-address'] === true ? { allowed_ips: null } : {}),
+        ...(typeof values['expires-at'] === 'string' ? { expires_at: values['expires-at'] } : {}),
+        ...(values['never-expires'] === true ? { expires_at: null } : {}),
+      };
+      if (Object.keys(change).length === 0) throw usageError('nothing to change: give at least one of the options');
+      const account = await adminRequest<ServiceAccount>(
+        adminConnection(values, context.env),
+        'PATCH',
+        `/admin/v1/service-accounts/${encodeURIComponent(id)}`,
+        change,
+      );
+      if (values.json) return printJson(context, account);
+      printAccount(context, account);
+    },
+  },
+  {
     group: 'service-accounts keys',
     name: 'add',
     summary: 'Add a second public key to a service account (key rotation); the Access ID stays the same and both keys verify until one is removed.',

@@ -77,11 +77,13 @@ export class BearerAuthenticator implements Authenticator {
     if (!state.client) throw this.invalidToken(scheme, 'the client was deleted');
     if (state.revoked) throw this.invalidToken(scheme, 'the token was revoked');
     if (this.tokens.isRetired(kid, state.signingKeyRetired)) throw this.invalidToken(scheme, SIGNING_KEY_RETIRED);
+    const held = state.client.scopes;
     const principal: ClientPrincipal = {
       kind: 'client',
       clientId: claims.client_id,
       accountId: state.client.accountId,
-      scopes: claims.scope.split(' ').filter(Boolean),
+      // A scope taken from the client since the token was issued no longer counts (PATCH /admin/v1/clients).
+      scopes: claims.scope.split(' ').filter((scope) => scope !== '' && held.includes(scope)),
       ...(jkt === undefined ? {} : { jkt }),
     };
     // A message_signing route: the client's own signature over this request, by one of its keys.

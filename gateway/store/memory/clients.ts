@@ -5,7 +5,7 @@ import { rolledClient } from '../client-secret-roll.js';
 import { frozenClient } from '../frozen-records.js';
 import { NonceSet } from '../nonce-set.js';
 import { pageOf } from '../page-cursor.js';
-import type { BearerState, ClientKey, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { MemoryContext } from './context.js';
 import { idsAfter } from './paging.js';
 import type { Snapshot } from './snapshot-file.js';
@@ -86,10 +86,10 @@ export class MemoryClientStore implements ClientStore {
     return structuredClone(rolled);
   }
 
-  async updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null> {
+  async updateClient(clientId: string, change: (client: ClientRecord) => ClientChange): Promise<ClientRecord | null> {
     const client = this.clients.get(clientId);
     if (!client) return null;
-    const updated = frozenClient(structuredClone({ ...client, jwks: change(structuredClone(client)) }));
+    const updated = frozenClient(structuredClone({ ...client, ...change(structuredClone(client)) }));
     this.clients.set(clientId, updated);
     this.context.persist();
     return structuredClone(updated);

@@ -12,6 +12,7 @@ import type {
   NonceConsumption,
   Page,
   PageRequest,
+  ServiceAccountChange,
   ServiceAccountKey,
   ServiceAccountRecord,
   ServiceAccountStore,
@@ -111,6 +112,10 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
     if (!this.accountsByAccessId.has(accessId)) return 'account_gone';
     if (version !== undefined && this.accountVersions.get(accessId) !== version) return 'account_changed';
     return this.nonces.addIfAbsent(accessId, nonce, nonceTtlSeconds * 1000) ? 'fresh' : 'used';
+  }
+
+  async updateServiceAccount(id: string, change: ServiceAccountChange): Promise<ServiceAccountRecord | null> {
+    return (await this.changeAccount(id, (account) => ({ outcome: 'updated', account: { ...account, ...structuredClone(change) } }))).account;
   }
 
   async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {

@@ -45,6 +45,9 @@ export interface ClientRecord {
   previousSecretExpiresAt?: string;
 }
 
+/** What an update may change of a client: its name, scopes and keys; the rest stays as created. */
+export type ClientChange = Partial<Pick<ClientRecord, 'name' | 'scopes' | 'jwks'>>;
+
 export interface BearerState {
   /** Null when the client was deleted (or never existed): its tokens fail at once. */
   client: ClientRecord | null;
@@ -72,11 +75,11 @@ export interface ClientStore {
    */
   rollClientSecret(clientId: string, secretHash: string, graceSeconds: number): Promise<ClientRecord | null>;
   /**
-   * One atomic step: the client's keys become change(its keys); every other field is unchanged. A
-   * throw from change (the change is refused) leaves the record as it was and is passed on. The
-   * updated record, or null when the client does not exist.
+   * One atomic step: the fields change(client) names take their new values (name, scopes, keys);
+   * every other field is unchanged. A throw from change (the change is refused) leaves the record as
+   * it was and is passed on. The updated record, or null when the client does not exist.
    */
-  updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null>;
+  updateClient(clientId: string, change: (client: ClientRecord) => ClientChange): Promise<ClientRecord | null>;
   /**
    * Marks a token of this client revoked until expiresAtSeconds (epoch), after which the token is
    * dead anyway. The client id keeps the mark beside the client's record (one Cluster slot).

@@ -46,6 +46,9 @@ export interface ServiceAccountKey {
   lastUsedAt?: string | null;
 }
 
+/** What an update may change of a service account. */
+export type ServiceAccountChange = Partial<Pick<ServiceAccountRecord, 'description' | 'permissions' | 'allowedIps' | 'expiresAt'>>;
+
 /** A service account holds one key, or two while it rotates. */
 export const MAX_SERVICE_ACCOUNT_KEYS = 2;
 
@@ -107,6 +110,13 @@ export interface ServiceAccountStore {
    * that waits for replicas per nonce rejects with ChangeNotConfirmedError when they lag.
    */
   consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string, createdSeconds?: number): Promise<NonceConsumption>;
+  /**
+   * One atomic step: the fields given take their new values (description, permissions, allowed
+   * addresses, expiry); the keys, the Access ID and the rest stay. The record's version changes, so
+   * every instance checks the next request against the new values. The updated record, or null when
+   * the account does not exist.
+   */
+  updateServiceAccount(id: string, change: ServiceAccountChange): Promise<ServiceAccountRecord | null>;
   /**
    * Adds a public key to the account, atomically: refused when the account already holds the key
    * (same fingerprint) or MAX_SERVICE_ACCOUNT_KEYS keys. The Access ID does not change.

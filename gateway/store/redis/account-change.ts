@@ -25,7 +25,7 @@ export async function changeAccount<O extends string>(
     const [raw, usage] = await connection.guard(() => redis.mget(key, keys.accountUsage(accessId)));
     if (!raw) return { outcome: 'account_not_found', account: null };
     const { outcome, account } = change(JSON.parse(raw) as StoredServiceAccount);
-    if (outcome !== 'added' && outcome !== 'removed') {
+    if (outcome !== 'added' && outcome !== 'removed' && outcome !== 'updated') {
       // Nothing to write (the key is already gone, already held...): answered once the replicas
       // hold this state too, so a repeat of an unconfirmed change confirms it.
       await connection.guard(() => connection.replicaAck.confirm(key));

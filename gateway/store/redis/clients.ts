@@ -7,7 +7,7 @@ import { createListed } from '../listed-create.js';
 import { pageOf } from '../page-cursor.js';
 import { MAX_REPLACE_ATTEMPTS, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
-import type { BearerState, ClientKey, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { RedisStoreConnection } from './connection.js';
 import { idsAfter, mgetGroups } from './reads.js';
 
@@ -70,19 +70,19 @@ export class RedisClientStore implements ClientStore {
     throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a secret roll`));
   }
 
-  async updateClientKeys(clientId: string, change: (client: ClientRecord) => ClientKey[]): Promise<ClientRecord | null> {
+  async updateClient(clientId: string, change: (client: ClientRecord) => ClientChange): Promise<ClientRecord | null> {
     // As rollClientSecret: written back only if the record is still what was read.
     const key = this.connection.keys.client(clientId);
     for (let attempt = 0; attempt < MAX_REPLACE_ATTEMPTS; attempt++) {
       const raw = await this.connection.guard(() => this.connection.redis.get(key));
       if (raw === null) return null;
       const client = JSON.parse(raw) as ClientRecord;
-      const updated = { ...client, jwks: change(client) };
+      const updated = { ...client, ...change(client) };
       const replaced = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(updated)));
       if (replaced === 1) return updated;
       if (replaced === -1) return null;
     }
-    throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a key change`));
+    throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during an update`));
   }
 
   async revokeToken(clientId: string, jti: string, expiresAtSeconds: number): Promise<void> {

@@ -14,6 +14,7 @@ import type {
   NonceConsumption,
   Page,
   PageRequest,
+  ServiceAccountChange,
   ServiceAccountKey,
   ServiceAccountRecord,
   ServiceAccountStore,
@@ -120,6 +121,10 @@ export class RedisServiceAccountStore implements ServiceAccountStore {
 
   async consumeNonce(accessId: string, nonce: string, nonceTtlSeconds: number, version?: string, createdSeconds?: number): Promise<NonceConsumption> {
     return consumeNonce(this.connection, accessId, nonce, nonceTtlSeconds, version, createdSeconds);
+  }
+
+  async updateServiceAccount(id: string, change: ServiceAccountChange): Promise<ServiceAccountRecord | null> {
+    return (await changeAccount(this.connection, id, (stored) => ({ outcome: 'updated', account: { ...stored, ...change } }))).account;
   }
 
   async addServiceAccountKey(id: string, key: ServiceAccountKey): Promise<KeyChange<KeyAddOutcome>> {
