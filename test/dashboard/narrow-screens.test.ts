@@ -87,7 +87,7 @@ for (const [width, viewport] of [
     await page.goto(`${lg.adminUrl}/dashboard/sign-in`);
     await page.getByText('Sessions last 8 hours from sign-in, or until you sign out.').waitFor();
     await checkLayout(t, page, width, 'sign-in');
-    await page.getByLabel('Username and password').check();
+    await page.getByRole('radio', { name: 'Dashboard user' }).check();
     await page.getByRole('button', { name: 'Sign in' }).click();
     t.same(await visibleFieldErrors(page), ['Enter your username.', 'Enter your password.'], 'both missing fields are named on the first submit');
     t.equal(await page.evaluate('document.activeElement.id'), 'username', 'focus goes to the first field in error');

@@ -26,6 +26,7 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   t.equal(await tab.getAttribute('aria-selected'), 'true');
   t.equal(await page.evaluate('document.activeElement.id'), 'tab-oauth-clients', 'focus follows the arrow key');
   await page.getByRole('heading', { name: 'No OAuth clients yet' }).waitFor();
+  t.equal(await page.locator('#main .button-primary:visible').count(), 1, 'one primary button on the empty page');
   await screenshot(page, 'oauth-clients-empty');
 
   await page.getByRole('link', { name: 'Create OAuth client' }).first().click();

@@ -20,6 +20,8 @@ t.test('the admin token signs in; a wrong one does not; sign-out ends the sessio
 
   // A wrong token: 401 from the API, the error next to the token field, no cookie, still on sign-in.
   await page.getByRole('textbox', { name: 'Admin token' }).fill('not-the-admin-token-but-long-enough-000000');
+  const cardTop = async () => (await page.locator('.sign-in-card').boundingBox())!.y;
+  const before = await cardTop();
   const [wrong] = await Promise.all([page.waitForResponse('**/dashboard/api/sign-in'), page.getByRole('button', { name: 'Sign in' }).click()]);
   t.equal(wrong.status(), 401);
   t.equal((await wrong.json()).error, 'admin_unauthorized');
@@ -27,6 +29,13 @@ t.test('the admin token signs in; a wrong one does not; sign-out ends the sessio
   await tokenError.waitFor();
   t.match(await tokenError.textContent(), /admin token.*wrong/);
   t.equal(await page.getByRole('textbox', { name: 'Admin token' }).getAttribute('aria-invalid'), 'true');
+  t.equal(
+    await page.getByRole('textbox', { name: 'Admin token' }).inputValue(),
+    'not-the-admin-token-but-long-enough-000000',
+    'the token is kept to be corrected',
+  );
+  t.equal(await page.getByLabel('Admin token').count(), 1, "the mode switch does not share the token field's name");
+  t.equal(await cardTop(), before, 'the card does not jump when the error appears');
   t.same(await page.context().cookies(), [], 'no cookie after a failed sign-in');
   t.equal(new URL(page.url()).pathname, '/dashboard/sign-in');
   await screenshot(page, 'sign-in-error');
@@ -74,7 +83,7 @@ t.test('a dashboard user signs in with a password', async (t) => {
   const browser = await launchBrowser(t);
   const page = await newPage(t, browser);
   await page.goto(`${lg.adminUrl}/dashboard/sign-in`);
-  await page.getByLabel('Username and password').check();
+  await page.getByRole('radio', { name: 'Dashboard user' }).check();
   await page.getByLabel('Username', { exact: true }).fill('alice');
   await page.getByLabel('Password', { exact: true }).fill('wrong horse battery staple');
   const [wrong] = await Promise.all([page.waitForResponse('**/dashboard/api/sign-in'), page.getByRole('button', { name: 'Sign in' }).click()]);

@@ -42,7 +42,8 @@ export async function showCredentialList({ panel, noun, route }, { description, 
   }
   body.removeAttribute('aria-busy');
   if (page.items.length === 0) {
-    replaceChildren(body, emptyState({ ...empty, action: createLink() }));
+    // The header's Create button is the page's one primary action; the empty state's is plain.
+    replaceChildren(body, emptyState({ ...empty, action: linkButton(`${route}/new`, `Create ${noun}`, 'button') }));
     return;
   }
   let shown = page.items.length;

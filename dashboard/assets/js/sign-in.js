@@ -51,8 +51,8 @@ form.addEventListener('submit', async (event) => {
   } catch (error) {
     if (error.code === 'too_many_requests') showFormError(form, error.message);
     else if (!showFieldError(form, error.field, error.message)) showFormError(form, error.message);
-    // A wrong secret is cleared so the next attempt starts clean.
-    if (error.code === 'admin_unauthorized') (byToken ? form.token : form.password).value = '';
+    // A wrong password is cleared for the next attempt; a long admin token is kept, to be corrected.
+    if (error.code === 'admin_unauthorized' && !byToken) form.password.value = '';
   } finally {
     button.disabled = false;
   }
