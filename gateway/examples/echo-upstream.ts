@@ -27,7 +27,8 @@ export async function startEchoUpstream(name: string, host = '127.0.0.1', port =
       const echoed: EchoedRequest = { upstream: name, method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
       received.push(echoed);
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(echoed));
+      // A trailing newline, so a shell prompt after curl's output starts on a line of its own.
+      response.end(`${JSON.stringify(echoed)}\n`);
     });
   });
   server.keepAliveTimeout = 65_000;

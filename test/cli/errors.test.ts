@@ -54,7 +54,7 @@ t.test('usage mistakes exit 2 with one line naming the fix', async (t) => {
   const group = await runCli(['service-accounts']);
   t.equal(group.code, 2, 'a group without its command');
   t.match(group.stderr, /Usage: gatewayctl service-accounts/);
-  t.match(group.stderr, /gatewayctl: service-accounts needs one of its commands: create, list, find, show, delete, keys\.\n$/);
+  t.match(group.stderr, /gatewayctl: service-accounts needs one of its commands: create, list, find, show, delete, update, keys\.\n$/);
 });
 
 t.test('failures exit 1 with one line, never a stack trace', async (t) => {
