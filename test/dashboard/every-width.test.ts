@@ -69,6 +69,7 @@ t.test('lists, banners and cards fit every width, with every action on screen', 
     await signInWithToken(page, lg.adminUrl, lg.adminToken);
     await page.locator('tbody tr').first().waitFor();
     await fits(t, page, 'service-accounts', '.row-actions .button');
+    t.match(await page.getByRole('row', { name: /Treasury/ }).textContent(), /Account acct-treasury-0000000000000001/, 'the account id is in the list');
 
     await page
       .getByRole('row', { name: /Treasury/ })

@@ -76,6 +76,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         {},
         h('div', { class: 'cell-title' }, account.description),
         keysOf(account).map((key) => h('div', { class: 'cell-sub fingerprint', title: `Key fingerprint ${key.fingerprint}` }, key.fingerprint)),
+        account.account_id ? h('div', { class: 'cell-sub', title: 'Account ID (x-gateway-account-id)' }, `Account ${account.account_id}`) : null,
       ),
       h('td', {}, h('span', { class: 'masked', title: 'Shown in full only once, when the account was created' }, maskedAccessId(account))),
       h('td', {}, chips(account.permissions, movingMoney)),
