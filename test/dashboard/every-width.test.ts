@@ -1,6 +1,6 @@
 // Browser: the lists, banners and cards with realistic data (a long description, five permissions,
 // three addresses, a key-bound client, long names) at every width from a small phone to a desktop:
-// 320, 375, 768, 1024 and 1280 px. Nothing is wider than the screen or spills out of its card, and
+// 320, 375, 768, 1024, 1280 and 1440 px (cards up to 1280, a table above). Nothing is wider than the screen or spills out of its card, and
 // every row's actions are on screen.
 import { generateKeyPairSync } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -20,7 +20,7 @@ import { keyPair } from '../helpers/client-assertion.js';
 import { elementsPastRightEdge, outsideViewport, pageWidth, spillingOut } from '../helpers/layout.js';
 import { createClient } from '../helpers/oauth.js';
 
-const WIDTHS = [320, 375, 768, 1024, 1280] as const;
+const WIDTHS = [320, 375, 768, 1024, 1280, 1440] as const;
 
 async function seed(lg: ListeningGateway): Promise<string> {
   const record = serviceAccountFromInput({

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { dpopProof } from '@access-gateway/signing';
 import { claimsFor, keyPair, signAssertion, type TestKeyPair } from '../helpers/client-assertion.js';
-import { launchBrowser, newPage, screenshot, signInWithToken, startListeningGateway } from '../helpers/browser.js';
+import { ARTIFACT_SCREENSHOT_DIR, launchBrowser, newPage, screenshot, signInWithToken, startListeningGateway } from '../helpers/browser.js';
 
 t.test('a key-bound client is created and its keys rotated in the dashboard', async (t) => {
   const lg = await startListeningGateway(t);
@@ -30,7 +30,7 @@ t.test('a key-bound client is created and its keys rotated in the dashboard', as
   t.match(await page.locator('[data-field="jwks"] .field-error').textContent(), /Paste the public key as JSON/);
   await keyField.fill(JSON.stringify(first.publicJwk));
   await page.getByRole('checkbox', { name: /^DPoP-bound tokens/ }).check();
-  await screenshot(page, 'oauth-client-create-key-bound');
+  await screenshot(page, 'oauth-client-create-key-bound', ARTIFACT_SCREENSHOT_DIR);
   const [created] = await Promise.all([page.waitForResponse('**/admin/v1/clients'), page.getByRole('button', { name: 'Create OAuth client' }).click()]);
   t.equal(created.status(), 201, await created.text());
   t.match(created.request().postDataJSON(), {
