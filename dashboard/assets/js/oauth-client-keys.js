@@ -3,11 +3,10 @@
 // pasted text is read here only to catch what would fail anyway (not JSON, a private key); the API
 // decides the rest.
 import { api } from './api.js';
-import { formSummary, textField } from './components.js';
 import { confirmDialog } from './confirm-dialog.js';
-import { formCard } from './credential-create.js';
-import { announce, h, replaceChildren } from './dom.js';
-import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
+import { announce, h } from './dom.js';
+import { clearErrors, showApiError, showFieldErrors } from './form-errors.js';
+import { showKeyPage } from './key-page.js';
 
 /** A client holds at most this many public keys (the API's limit). */
 const MAX_KEYS = 2;
@@ -53,67 +52,31 @@ export async function showClientKeys(tab, clientId, back, notice = null) {
 }
 
 function renderKeys(tab, client, back, notice) {
-  const keys = client.jwks.keys;
-  const status = h('div', { role: 'status', 'aria-live': 'polite' });
-  if (notice) replaceChildren(status, h('div', { class: `alert alert-${notice.kind}`, role: notice.kind === 'error' ? 'alert' : null }, notice.text));
-  const keyList = h(
-    'ul',
-    { class: 'key-list', 'aria-label': 'Public keys' },
-    keys.map((key) =>
-      h(
-        'li',
-        { class: 'key-item' },
-        h('div', { class: 'key-text' }, h('div', { class: 'key-fingerprint mono' }, key.kid), h('div', { class: 'hint' }, keyType(key))),
-        keys.length >= MAX_KEYS
-          ? h(
-              'button',
-              { type: 'button', class: 'button button-small button-danger-outline', on: { click: () => void removeKey(tab, client, key, back) } },
-              'Remove',
-              h('span', { class: 'visually-hidden' }, ` key ${key.kid}`),
-            )
-          : null,
-      ),
-    ),
-  );
-  const form = h(
-    'form',
-    { novalidate: true, 'aria-labelledby': 'oc-add-key-title', class: 'add-key-form' },
-    h('h3', { id: 'oc-add-key-title' }, 'Add key'),
-    formSummary(),
-    textField({
-      id: 'oc-new-jwk',
+  showKeyPage(tab.panel, {
+    prefix: 'oc',
+    title: `Keys of “${client.name}”`,
+    notice,
+    details: h('dl', { class: 'details' }, h('dt', {}, 'Client ID'), h('dd', { class: 'mono' }, client.client_id)),
+    keys: client.jwks.keys,
+    max: MAX_KEYS,
+    describe: (key) => [h('div', { class: 'key-fingerprint mono' }, key.kid), h('div', { class: 'hint' }, keyType(key))],
+    name: (key) => key.kid,
+    onRemove: (key) => removeKey(tab, client, key, back),
+    form: {
       field: 'jwk',
-      label: 'New public key',
-      multiline: true,
-      mono: true,
+      rows: '4',
+      placeholder: '{"kty":"OKP","crv":"Ed25519","x":"…","kid":"k2"}',
       hint: `The new public JWK. Both keys then verify the client’s assertions: move the client to the new key, then remove the old one. A client holds at most ${MAX_KEYS} keys.`,
-      attributes: { rows: '4', placeholder: '{"kty":"OKP","crv":"Ed25519","x":"…","kid":"k2"}' },
-    }),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Add key')),
-  );
-  clearErrorsOnEdit(form);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void addKey(tab, client, form, back);
+      onSubmit: (form) => addKey(tab, client, form, back),
+    },
+    backLabel: 'Back to OAuth clients',
+    back,
   });
-  replaceChildren(
-    tab.panel,
-    formCard(
-      h('h2', { id: 'oc-keys-title', tabindex: '-1' }, `Keys of “${client.name}”`),
-      status,
-      h('dl', { class: 'details' }, h('dt', {}, 'Client ID'), h('dd', { class: 'mono' }, client.client_id)),
-      h('h3', {}, `Public keys (${keys.length} of ${MAX_KEYS})`),
-      keyList,
-      form,
-      h('div', { class: 'actions' }, h('button', { type: 'button', class: 'button', on: { click: () => void back() } }, 'Back to OAuth clients')),
-    ),
-  );
-  document.getElementById('oc-keys-title').focus();
 }
 
 async function addKey(tab, client, form, back) {
   clearErrors(form);
-  const text = form.querySelector('#oc-new-jwk').value.trim();
+  const text = form.querySelector('#oc-new-key').value.trim();
   if (!text) return void showFieldErrors(form, [{ field: 'jwk', message: 'Paste the new public key.' }]);
   const parsed = parseJwk(text);
   if (parsed.problem) return void showFieldErrors(form, [{ field: 'jwk', message: parsed.problem }]);

@@ -1,13 +1,14 @@
 // Settings -> API Credentials -> Service accounts: list, create (Access ID shown once, optional
 // expiry), keys (add a second key, remove one of two: key rotation), delete.
 import { api } from './api.js';
-import { announce, h, replaceChildren } from './dom.js';
-import { checkboxGroup, checkedValues, chips, formSummary, routesText, textField } from './components.js';
+import { announce, h } from './dom.js';
+import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
 import { confirmDialog } from './confirm-dialog.js';
-import { formCard, showCreateForm, showCreated } from './credential-create.js';
+import { showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
-import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
+import { clearErrors, showApiError, showFieldErrors } from './form-errors.js';
 import { dateTimeElement, timeElement, utcOffsetText } from './format.js';
+import { showKeyPage } from './key-page.js';
 import { showServiceAccountEdit } from './service-account-edit.js';
 
 /** A service account holds at most this many public keys (the API's limit). */
@@ -283,91 +284,49 @@ export function serviceAccountsTab(panel, vocabulary) {
   }
 
   function renderKeys(account, notice) {
-    const keys = keysOf(account);
-    const status = h('div', { role: 'status', 'aria-live': 'polite' });
-    if (notice) replaceChildren(status, h('div', { class: `alert alert-${notice.kind}`, role: notice.kind === 'error' ? 'alert' : null }, notice.text));
-    const keyList = h(
-      'ul',
-      { class: 'key-list', 'aria-label': 'Public keys' },
-      keys.map((key) =>
-        h(
-          'li',
-          { class: 'key-item' },
-          h(
-            'div',
-            { class: 'key-text' },
-            h('div', { class: 'key-fingerprint mono' }, key.fingerprint),
-            keyComment(key) ? h('div', { class: 'key-comment' }, keyComment(key)) : null,
-            h('div', { class: 'hint' }, 'Added ', dateTimeElement(key.added_at)),
-            // Whether the program has moved to the new key: the evidence before removing the old one.
-            h(
-              'div',
-              { class: 'hint key-last-used' },
-              key.last_used_at ? ['Last used ', timeElement(key.last_used_at, 'relative')] : 'Not used since it was added',
-            ),
-          ),
-          keys.length >= MAX_KEYS
-            ? h(
-                'button',
-                { type: 'button', class: 'button button-small button-danger-outline', on: { click: () => void removeKey(account, key) } },
-                'Remove',
-                h('span', { class: 'visually-hidden' }, ` key ${key.fingerprint}`),
-              )
-            : null,
-        ),
+    showKeyPage(tab.panel, {
+      prefix: 'sa',
+      title: `Keys of “${account.description}”`,
+      notice,
+      details: h(
+        'dl',
+        { class: 'details' },
+        h('dt', {}, 'Access ID'),
+        h('dd', {}, h('span', { class: 'masked' }, maskedAccessId(account))),
+        h('dt', {}, 'Expires'),
+        h('dd', { id: 'sa-keys-expires' }, expiryCell(account)),
       ),
-    );
-    const form = h(
-      'form',
-      { novalidate: true, 'aria-labelledby': 'sa-add-key-title', class: 'add-key-form' },
-      h('h3', { id: 'sa-add-key-title' }, 'Add key'),
-      formSummary(),
-      textField({
-        id: 'sa-new-public-key',
+      keys: keysOf(account),
+      max: MAX_KEYS,
+      describe: (key) => [
+        h('div', { class: 'key-fingerprint mono' }, key.fingerprint),
+        keyComment(key) ? h('div', { class: 'key-comment' }, keyComment(key)) : null,
+        h('div', { class: 'hint' }, 'Added ', dateTimeElement(key.added_at)),
+        // Whether the program has moved to the new key: the evidence before removing the old one.
+        h('div', { class: 'hint key-last-used' }, key.last_used_at ? ['Last used ', timeElement(key.last_used_at, 'relative')] : 'Not used since it was added'),
+      ],
+      name: (key) => key.fingerprint,
+      onRemove: (key) => removeKey(account, key),
+      form: {
         field: 'public_key',
-        label: 'New public key',
-        multiline: true,
-        mono: true,
+        rows: '3',
+        placeholder: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… payroll-export-2',
         hint: [
           'The new Ed25519 public key: an ',
           h('code', {}, 'ssh-ed25519'),
           ' line, a PEM block or a JWK. Both keys then verify signatures: move the program to the new key, then remove the old one. ',
           `An account holds at most ${MAX_KEYS} keys.`,
         ],
-        attributes: { rows: '3', placeholder: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA… payroll-export-2' },
-      }),
-      h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'button button-primary' }, 'Add key')),
-    );
-    clearErrorsOnEdit(form);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      void addKey(account, form);
+        onSubmit: (form) => addKey(account, form),
+      },
+      backLabel: 'Back to service accounts',
+      back: showList,
     });
-    replaceChildren(
-      tab.panel,
-      formCard(
-        h('h2', { id: 'sa-keys-title', tabindex: '-1' }, `Keys of “${account.description}”`),
-        status,
-        h(
-          'dl',
-          { class: 'details' },
-          h('dt', {}, 'Access ID'),
-          h('dd', {}, h('span', { class: 'masked' }, maskedAccessId(account))),
-          h('dt', {}, 'Expires'),
-          h('dd', { id: 'sa-keys-expires' }, expiryCell(account)),
-        ),
-        h('h3', {}, `Public keys (${keys.length} of ${MAX_KEYS})`),
-        keyList,
-        form,
-        h('div', { class: 'actions' }, h('button', { type: 'button', class: 'button', on: { click: () => void showList() } }, 'Back to service accounts')),
-      ),
-    );
-    document.getElementById('sa-keys-title').focus();
   }
 
   async function addKey(account, form) {
     clearErrors(form);
-    const publicKey = form.querySelector('#sa-new-public-key').value.trim();
+    const publicKey = form.querySelector('#sa-new-key').value.trim();
     if (/PRIVATE KEY/.test(publicKey) || /"d"\s*:/.test(publicKey))
       return void showFieldErrors(form, [
         { field: 'public_key', message: 'This is a private key. Paste the public key instead, and keep the private key secret.' },
