@@ -57,7 +57,7 @@ t.test('a service account and a client are edited in the dashboard', async (t) =
     .getByRole('button', { name: /^Edit/ })
     .click();
   await page.getByRole('heading', { name: 'Edit “test client”' }).waitFor();
-  await page.getByRole('checkbox', { name: /^products/ }).uncheck();
+  await page.getByRole('checkbox', { name: /^Read products/ }).uncheck();
   await page.getByLabel('Name').fill('Storefront');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page

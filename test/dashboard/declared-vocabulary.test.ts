@@ -30,11 +30,11 @@ t.test("the forms offer the policy's own scopes and permissions with their descr
 
   await page.goto(`${lg.adminUrl}/dashboard#oauth-clients`);
   await page.getByRole('link', { name: 'Create OAuth client' }).first().click();
-  const crmRead = page.getByRole('checkbox', { name: /^crm\.read GET \/crm\/contacts Read CRM contacts$/ });
-  t.equal(await crmRead.count(), 1, 'the scope, the route it opens and its description label the checkbox');
-  t.equal(await page.locator('#oc-scopes-crm\\.read-detail').textContent(), 'GET /crm/contacts' + 'Read CRM contacts');
-  const notes = page.locator('#oc-scopes-crm\\.notes-detail');
-  t.equal(await notes.textContent(), 'No route in the current policy' + 'Read <b>notes</b> & attachments', 'a description is text, never markup');
+  const crmRead = page.getByRole('checkbox', { name: /^Read CRM contacts crm\.read GET \/crm\/contacts$/ });
+  t.equal(await crmRead.count(), 1, 'its description, the scope and the route it opens label the checkbox, as for permissions');
+  t.equal(await page.locator('#oc-scopes-crm\\.read-detail').textContent(), 'crm.read' + 'GET /crm/contacts');
+  const notes = page.locator('label[for="oc-scopes-crm.notes"]');
+  t.equal(await notes.textContent(), 'Read <b>notes</b> & attachments' + 'crm.notes' + 'No route in the current policy', 'a description is text, never markup');
   t.equal(await notes.locator('b').count(), 0);
   t.equal(await page.locator('[data-field="scopes"] .checkbox-option').count(), 10, 'the shipped scopes and the two declared here');
   await screenshot(page, 'declared-scopes', ARTIFACT_SCREENSHOT_DIR);

@@ -45,7 +45,7 @@ t.test('a description made of markup is shown as the characters typed', async (t
   await page.getByRole('tab', { name: 'OAuth clients' }).click();
   await page.getByRole('link', { name: 'Create OAuth client' }).first().click();
   await page.getByLabel('Name').fill(PAYLOAD);
-  await page.getByRole('checkbox', { name: /^stats/ }).check();
+  await page.getByRole('checkbox', { name: /^Read sales statistics/ }).check();
   await page.getByRole('button', { name: 'Create OAuth client' }).click();
   await page.getByRole('button', { name: 'Done' }).click();
   const name = page.locator('#panel-oauth-clients tbody .cell-title');

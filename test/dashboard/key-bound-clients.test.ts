@@ -18,7 +18,7 @@ t.test('a key-bound client is created and its keys rotated in the dashboard', as
   const first = keyPair('Ed25519', 'k1');
   const second = keyPair('P-256', 'k2');
   await page.getByLabel('Name').fill('Payments robot');
-  await page.getByRole('checkbox', { name: /^sales GET/ }).check();
+  await page.getByRole('checkbox', { name: /^Read sales sales / }).check();
   t.notOk(await page.getByLabel('Public key (JWK)', { exact: true }).isVisible(), 'the key field shows only for the key method');
   await page.getByRole('radio', { name: /^Private key \(private_key_jwt\)/ }).check();
   const keyField = page.getByLabel('Public key (JWK)', { exact: true });

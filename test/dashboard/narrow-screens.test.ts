@@ -157,7 +157,7 @@ for (const [width, viewport] of [
     t.same(await visibleFieldErrors(page), ['Enter a name.', 'Choose at least one scope.']);
     await checkLayout(t, page, width, 'oauth-client-errors');
     await page.getByLabel('Name').fill('Storefront backend (production, eu-west-1)');
-    await page.getByRole('checkbox', { name: /^sales GET/ }).check();
+    await page.getByRole('checkbox', { name: /^Read sales sales / }).check();
     await page.getByRole('button', { name: 'Create OAuth client' }).click();
     await page.getByText('OAuth client created', { exact: true }).waitFor();
     await checkLayout(t, page, width, 'oauth-client-created');

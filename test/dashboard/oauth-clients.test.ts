@@ -34,8 +34,8 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   // No scope chosen: the form says so next to the scopes, without a request.
   await page.getByRole('button', { name: 'Create OAuth client' }).click();
   t.equal(await page.locator('[data-field="scopes"] .field-error').textContent(), 'Choose at least one scope.');
-  await page.getByRole('checkbox', { name: /^sales GET/ }).check();
-  await page.getByRole('checkbox', { name: /^products/ }).check();
+  await page.getByRole('checkbox', { name: /^Read sales sales / }).check();
+  await page.getByRole('checkbox', { name: /^Read products/ }).check();
   const resourceServer = page.getByRole('checkbox', { name: /^Resource server \(may introspect tokens\)/ });
   t.equal(await resourceServer.isChecked(), false, 'not a resource server unless chosen');
   await resourceServer.check();

@@ -138,6 +138,15 @@ export function formSummary() {
   return h('div', { class: 'alert alert-error form-summary', role: 'alert', tabindex: '-1', hidden: true });
 }
 
+/** The names in the order the policy declares them (the order every form shows them in); unknown ones last. */
+export function inPolicyOrder(names, declared) {
+  const rank = (name) => {
+    const at = declared.findIndex((entry) => entry.name === name);
+    return at === -1 ? declared.length : at;
+  };
+  return [...names].sort((a, b) => rank(a) - rank(b));
+}
+
 export function chips(values, riskyValues = new Set()) {
   return h(
     'ul',

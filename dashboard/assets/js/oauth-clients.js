@@ -3,7 +3,7 @@
 // the old one kept for a grace period) or rotate the keys (oauth-client-keys.js), delete.
 import { api } from './api.js';
 import { h, replaceChildren } from './dom.js';
-import { checkboxField, checkboxGroup, checkedValues, chips, formSummary, radioGroup, routesText, textField } from './components.js';
+import { checkboxField, checkboxGroup, checkedValues, chips, formSummary, inPolicyOrder, radioGroup, routesText, textField } from './components.js';
 import { formCard, showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
 import { clearErrors, clearErrorsOnEdit, showApiError, showFieldErrors } from './form-errors.js';
@@ -50,7 +50,7 @@ export function oauthClientsTab(panel, vocabulary) {
       { 'data-id': client.client_id },
       h('td', {}, h('div', { class: 'cell-title' }, client.name), client.resource_server ? h('span', { class: 'chip' }, 'resource server') : null),
       h('td', {}, h('span', { class: 'masked' }, client.client_id)),
-      h('td', {}, chips(client.scopes)),
+      h('td', {}, chips(inPolicyOrder(client.scopes, vocabulary.scopes))),
       h('td', {}, authenticationCell(client)),
       h('td', {}, client.account_id ?? h('span', { class: 'muted' }, '—')),
       h('td', {}, timeElement(client.created_at)),
@@ -91,11 +91,11 @@ export function oauthClientsTab(panel, vocabulary) {
         { id: 'oc-scopes-hint', class: 'hint' },
         'Grant only the scopes the application needs; a token request can narrow them further, never widen them.',
       ),
-      // The name first, as clients and tokens show it; then the routes it opens, and what the policy says it allows.
+      // As permissions are shown: what the policy says it allows, then its name and the routes it opens.
       options: vocabulary.scopes.map((s) => ({
         value: s.name,
-        title: s.name,
-        details: [h('span', { class: 'option-routes' }, routesText(s.routes)), h('span', { class: 'option-detail' }, s.description)],
+        title: s.description,
+        details: [h('span', { class: 'option-meta' }, s.name), h('span', { class: 'option-routes' }, routesText(s.routes))],
       })),
     });
   }

@@ -2,7 +2,7 @@
 // expiry), keys (add a second key, remove one of two: key rotation), delete.
 import { api } from './api.js';
 import { announce, h } from './dom.js';
-import { checkboxGroup, checkedValues, chips, routesText, textField } from './components.js';
+import { checkboxGroup, checkedValues, chips, inPolicyOrder, routesText, textField } from './components.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { showCreateForm, showCreated } from './credential-create.js';
 import { confirmAndDelete, deleteCell, pageLoader, rowButton, showCredentialList } from './credential-list.js';
@@ -80,7 +80,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         account.account_id ? h('div', { class: 'cell-sub', title: 'Account ID (x-gateway-account-id)' }, `Account ${account.account_id}`) : null,
       ),
       h('td', {}, h('span', { class: 'masked', title: 'Shown in full only once, when the account was created' }, maskedAccessId(account))),
-      h('td', {}, chips(account.permissions, movingMoney)),
+      h('td', {}, chips(inPolicyOrder(account.permissions, vocabulary.permissions), movingMoney)),
       h(
         'td',
         {},
@@ -261,7 +261,7 @@ export function serviceAccountsTab(panel, vocabulary) {
         h('dt', {}, 'Key fingerprint'),
         h('dd', { class: 'mono' }, account.fingerprint ?? ''),
         h('dt', {}, 'Permissions'),
-        h('dd', {}, chips(account.permissions, movingMoney)),
+        h('dd', {}, chips(inPolicyOrder(account.permissions, vocabulary.permissions), movingMoney)),
         h('dt', {}, 'Allowed IPs'),
         h('dd', { class: 'mono' }, account.allowed_ips.join(', ')),
         h('dt', {}, 'Expires'),
