@@ -20,7 +20,7 @@ function bodyLeftToUpstream(original: OriginalRequest, route: PolicyRoute): bool
 }
 
 /** A route whose requests sign their body's Content-Digest: the gateway checks the bytes against it. */
-export function bodyIsSigned(route: PolicyRoute): boolean {
+function bodyIsSigned(route: PolicyRoute): boolean {
   return route.auth === 'signature' || route.messageSigning !== 'none';
 }
 

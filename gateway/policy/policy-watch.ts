@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The hash of the directory's policy files (*.yaml, *.yml), or undefined when it cannot be read. */
-export function policyFilesHash(dir: string): string | undefined {
+function policyFilesHash(dir: string): string | undefined {
   try {
     const hash = createHash('sha256');
     for (const name of readdirSync(dir)

@@ -25,7 +25,7 @@ export interface SignableResponse {
 }
 
 /** The label of the gateway's signature on a response (a response carries no other). */
-export const RESPONSE_LABEL = 'sig1';
+const RESPONSE_LABEL = 'sig1';
 
 type Component = Item;
 
@@ -60,7 +60,7 @@ function valueOf([name, parameters]: Component, response: SignableResponse, answ
 }
 
 /** The response's signature base (RFC 9421 section 2.5) and its Signature-Input member value. */
-export function responseSignatureBase(response: SignableResponse, answered: AnsweredRequest, parameters: Parameters): { base: string; input: string } {
+function responseSignatureBase(response: SignableResponse, answered: AnsweredRequest, parameters: Parameters): { base: string; input: string } {
   const components = componentsOf(response, answered);
   const lines = components.map((component) => `${serializeItem(component)}: ${valueOf(component, response, answered)}`);
   const input = serializeInnerList([components, parameters]);

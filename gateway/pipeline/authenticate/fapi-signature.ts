@@ -9,7 +9,7 @@
 //       read within the limits and checked against the signed Content-Digest.
 import type { Settings } from '../../config/settings.js';
 import { GatewayError, type ErrorCode } from '../../errors.js';
-import { BodyHold, type BodyBudget } from '../../http/body-budget.js';
+import type { BodyBudget } from '../../http/body-budget.js';
 import type { ClaimedDigests } from '../../signing/content-digest.js';
 import { httpSignatureAlgorithmOf, httpSignatureVerifies } from '../../oauth/http-signature-algorithms.js';
 import type { AnsweredRequest } from '../../signing/response-signature.js';
@@ -26,22 +26,16 @@ import {
 } from '@access-gateway/signing';
 import type { BodySource } from '../body-source.js';
 import type { IdentifiedRequest } from '../identify.js';
-import { checkDeclaredLength, readRequestBody } from './signature/request-body.js';
+import { admitSignedBody } from './signature/admission.js';
+import { checkDeclaredLength } from './signature/request-body.js';
 import { receivedHeaders, receivedRequest } from './signature/signed-request.js';
-import { checkBodyDigest, checkCreated, checkDigestHeader, MAX_NONCE_LENGTH } from './signature/signature-policy.js';
+import { checkCreated, checkDigestHeader, MAX_NONCE_LENGTH, SIGNATURE_ERRORS } from './signature/signature-policy.js';
 
 /** How old a signature may be: the profile recommends a minute. */
-export const FAPI_SIGNATURE_MAX_AGE_SECONDS = 60;
+const FAPI_SIGNATURE_MAX_AGE_SECONDS = 60;
 
-const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
-  malformed: 'signature_malformed',
-  not_found: 'signature_missing',
-  ambiguous: 'signature_ambiguous',
-  component_unavailable: 'signature_component_unavailable',
-  component_unsupported: 'signature_component_unsupported',
-  algorithm_unsupported: 'signature_algorithm_unsupported',
-  verification_failed: 'signature_invalid',
-};
+// The signature is chosen by its tag, not by a keyid: none found means the request is not signed so.
+const FAPI_SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = { ...SIGNATURE_ERRORS, not_found: 'signature_missing' };
 
 /** What stage 2 verified and stage 5 still needs; what the response signature covers of the request. */
 export interface VerifiedFapiSignature {
@@ -111,7 +105,7 @@ export class FapiRequestSignatures {
     try {
       return this.verified(request, client);
     } catch (error) {
-      if (error instanceof SignatureError) throw new GatewayError(SIGNATURE_ERRORS[error.reason], error.message);
+      if (error instanceof SignatureError) throw new GatewayError(FAPI_SIGNATURE_ERRORS[error.reason], error.message);
       throw error;
     }
   }
@@ -155,12 +149,6 @@ export class FapiRequestSignatures {
       const until = verified.created + FAPI_SIGNATURE_MAX_AGE_SECONDS + CLOCK_SKEW_SECONDS;
       if (!(await this.store.consumeTokenId(clientId, 'signature_nonce', verified.nonce, until))) throw new GatewayError('nonce_replayed');
     }
-    // An edge proxy that keeps the body reaches here only on a route that delegates the check (withheld-body.ts).
-    if (request.original.body === 'withheld') return undefined;
-    const hold = new BodyHold(this.bodyBudget);
-    source.onFinished(() => hold.releaseAll());
-    const body = await readRequestBody(source, request.original, this.settings.maxBodyBytes, hold);
-    checkBodyDigest(verified.claimedDigests, body ?? Buffer.alloc(0));
-    return body;
+    return admitSignedBody(request, verified.claimedDigests, source, this.settings.maxBodyBytes, this.bodyBudget);
   }
 }

@@ -55,13 +55,27 @@ export async function admitSigned(
   if (consumed === 'used') throw new GatewayError('nonce_replayed');
   if (consumed === 'account_gone') throw new GatewayError('unknown_access_id');
 
+  return admitSignedBody(request, signed.claimedDigests, source, deps.settings.maxBodyBytes, deps.bodyBudget);
+}
+
+/**
+ * The body of a signed request (either kind), read within the per-request limit and the body
+ * budget and checked against the signed Content-Digest; resolves to the bytes to forward.
+ */
+export async function admitSignedBody(
+  request: IdentifiedRequest,
+  claimed: ClaimedDigests | undefined,
+  source: BodySource,
+  maxBodyBytes: number,
+  bodyBudget: BodyBudget,
+): Promise<Buffer | undefined> {
   // An edge proxy that keeps the body (nginx auth_request) reaches here only on a route whose
   // policy delegates the digest check upstream (gateway/pipeline/withheld-body.ts); the signature
   // covered the Content-Digest the upstream checks the body against.
   if (request.original.body === 'withheld') return undefined;
-  const hold = new BodyHold(deps.bodyBudget);
+  const hold = new BodyHold(bodyBudget);
   source.onFinished(() => hold.releaseAll());
-  const body = await readRequestBody(source, request.original, deps.settings.maxBodyBytes, hold);
-  checkBodyDigest(signed.claimedDigests, body ?? Buffer.alloc(0));
+  const body = await readRequestBody(source, request.original, maxBodyBytes, hold);
+  checkBodyDigest(claimed, body ?? Buffer.alloc(0));
   return body;
 }

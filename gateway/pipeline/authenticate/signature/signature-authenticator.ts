@@ -9,7 +9,7 @@
 //       (admission.ts).
 import type { FastifyBaseLogger } from 'fastify';
 import type { Settings } from '../../../config/settings.js';
-import { GatewayError, isGatewayError, type ErrorCode } from '../../../errors.js';
+import { GatewayError, isGatewayError } from '../../../errors.js';
 import type { BodyBudget } from '../../../http/body-budget.js';
 import { maskAccessId } from '../../../http/logging.js';
 import type { BodySource } from '../../body-source.js';
@@ -26,18 +26,7 @@ import { AccountCache, type CachedAccount } from './account-cache.js';
 import { isUuid } from '../../../uuid.js';
 import { checkDeclaredLength } from './request-body.js';
 import { receivedHeaders, receivedRequest } from './signed-request.js';
-import { acceptSignature, checkCoverage, checkDigestHeader, checkParameters } from './signature-policy.js';
-
-// One code per thing the client has to fix; signature_invalid only for a signature that does not verify.
-const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
-  malformed: 'signature_malformed',
-  not_found: 'signature_keyid_mismatch',
-  ambiguous: 'signature_ambiguous',
-  component_unavailable: 'signature_component_unavailable',
-  component_unsupported: 'signature_component_unsupported',
-  algorithm_unsupported: 'signature_algorithm_unsupported',
-  verification_failed: 'signature_invalid',
-};
+import { acceptSignature, checkCoverage, checkDigestHeader, checkParameters, SIGNATURE_ERRORS } from './signature-policy.js';
 
 function single(headers: HeaderFields, name: string): string | undefined {
   const values = headers.get(name);

@@ -1,15 +1,26 @@
 // The gateway's checks on a chosen signature beyond RFC 9421 itself (SIGNING.md): required
 // coverage, alg, created window, expires, nonce shape, Content-Digest. Each failure is a catalog
 // error, checked before the credential store is asked anything.
-import { GatewayError } from '../../../errors.js';
+import { GatewayError, type ErrorCode } from '../../../errors.js';
 import { isUuid } from '../../../uuid.js';
 import { digestsMatch, parseContentDigest, type ClaimedDigests } from '../../../signing/content-digest.js';
-import { ALGORITHM, BODY_COMPONENT, requiredComponents } from '@access-gateway/signing';
+import { ALGORITHM, BODY_COMPONENT, requiredComponents, type SignatureError } from '@access-gateway/signing';
 import { serializeDictionary, type Item } from '@access-gateway/signing/structured-fields';
 import type { ReceivedSignature } from '../../../signing/signature-headers.js';
 import { CLOCK_SKEW_SECONDS } from '../../../signing/signature-window.js';
 
 export const MAX_NONCE_LENGTH = 128;
+
+// One code per thing the client has to fix; signature_invalid only for a signature that does not verify.
+export const SIGNATURE_ERRORS: Record<SignatureError['reason'], ErrorCode> = {
+  malformed: 'signature_malformed',
+  not_found: 'signature_keyid_mismatch',
+  ambiguous: 'signature_ambiguous',
+  component_unavailable: 'signature_component_unavailable',
+  component_unsupported: 'signature_component_unsupported',
+  algorithm_unsupported: 'signature_algorithm_unsupported',
+  verification_failed: 'signature_invalid',
+};
 
 export function checkCoverage(signature: ReceivedSignature, hasBody: boolean): void {
   const missing = requiredComponents(hasBody).filter((c) => !signature.components.includes(c));
