@@ -39,6 +39,15 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   const resourceServer = page.getByRole('checkbox', { name: /^Resource server \(may introspect tokens\)/ });
   t.equal(await resourceServer.isChecked(), false, 'not a resource server unless chosen');
   await resourceServer.check();
+  // The lone checkbox cards are padded like the scope cards above them.
+  const padding = (locator: typeof resourceServer) =>
+    locator.evaluate((input) => input.ownerDocument.defaultView!.getComputedStyle(input.closest('label')).padding);
+  t.equal(
+    await padding(resourceServer),
+    await padding(page.getByRole('checkbox', { name: /^Read products/ })),
+    'the resource-server card is padded like a scope card',
+  );
+  t.not(await padding(resourceServer), '0px', 'and has padding');
   await screenshot(page, 'oauth-client-create');
   const [created] = await Promise.all([page.waitForResponse('**/admin/v1/clients'), page.getByRole('button', { name: 'Create OAuth client' }).click()]);
   t.equal(created.status(), 201);

@@ -122,6 +122,37 @@ t.test('Kubernetes manifests: known settings, real probe endpoints, a grace peri
   }
 });
 
+// Each manifest against the Kubernetes API's own schema (types, required fields, enums), as
+// kubeconform would check it: kubernetes-models ships the OpenAPI schemas with a validator.
+const KUBERNETES_MODELS: Readonly<Record<string, string>> = {
+  v1: 'kubernetes-models/v1',
+  'apps/v1': 'kubernetes-models/apps/v1',
+  'networking.k8s.io/v1': 'kubernetes-models/networking.k8s.io/v1',
+  'policy/v1': 'kubernetes-models/policy/v1',
+};
+
+async function kubernetesSchemaErrors(manifest: Record<string, any>): Promise<string | undefined> {
+  const module = KUBERNETES_MODELS[manifest.apiVersion as string];
+  if (module === undefined) return `no schema known for apiVersion ${String(manifest.apiVersion)}`;
+  const Model = ((await import(module)) as Record<string, new (data: object) => { validate(): void }>)[manifest.kind as string];
+  if (Model === undefined) return `no kind ${String(manifest.kind)} in ${String(manifest.apiVersion)}`;
+  try {
+    new Model(manifest).validate();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+t.test("Kubernetes manifests pass the Kubernetes API's schema", async (t) => {
+  const docs = parseAllDocuments(read('deploy/kubernetes/gateway.yaml')).map((d) => d.toJS() as Record<string, any>);
+  for (const manifest of docs) t.equal(await kubernetesSchemaErrors(manifest), undefined, `${manifest.kind} ${manifest.metadata?.name}`);
+  // The check can fail: a wrongly typed field is named.
+  const broken = structuredClone(docs.find((d) => d.kind === 'Deployment')!);
+  broken.spec.replicas = 'two';
+  t.match(await kubernetesSchemaErrors(broken), /spec\/replicas must be integer/);
+});
+
 t.test('docker-compose: two gateways behind nginx, known settings, Redis with AOF', async (t) => {
   const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
     services: Record<string, { environment?: Record<string, string>; command?: string[]; volumes?: string[] }>;
@@ -139,6 +170,19 @@ t.test('docker-compose: two gateways behind nginx, known settings, Redis with AO
     compose.services['load-balancer']!.volumes!.some((v) => v.startsWith('./deploy/nginx/load-balancer.conf:')),
     'nginx uses the checked configuration',
   );
+  // Where Docker Compose is installed, its own reading of the file (no daemon needed).
+  const hasCompose = await execFileAsync('docker', ['compose', 'version'], { timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
+  if (!hasCompose) t.comment('docker compose is not installed here: the checks above stand in for `docker compose config`');
+  else {
+    const { stdout } = await execFileAsync('docker', ['compose', '--file', `${REPO_ROOT}docker-compose.yml`, 'config', '--quiet'], {
+      timeout: 60_000,
+      env: { ...process.env, GATEWAY_ADMIN_TOKEN: 'x'.repeat(32) },
+    });
+    t.equal(stdout, '', 'docker compose config accepts the file');
+  }
 });
 
 // The Dockerfile: read by a real parser and linter everywhere, and built and run where Docker can

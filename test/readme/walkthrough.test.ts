@@ -35,4 +35,8 @@ t.test('the README walkthrough works when pasted as written', async (t) => {
   t.match(output, /"x-gateway-scopes":"sales"/, 'the upstream sees the identity headers');
   t.match(output, /HTTP\/1.1 401 Unauthorized[\s\S]*www-authenticate: Bearer realm="gateway"[\s\S]*"error":"invalid_token"/i, 'no token: 401');
   t.match(output, /HTTP\/1.1 403 Forbidden[\s\S]*"error":"insufficient_scope"/, 'missing scope: 403');
+  // Each answer on lines of its own, so the outputs do not run together.
+  t.match(output, /^\{"access_token":.*\}$/m, 'the token response ends its line');
+  t.match(output, /^\{.*"upstream":"public".*\}$/m, "the upstream's echo is a line of its own");
+  t.match(output, /\}\nHTTP\/1.1 403 Forbidden/, 'the 401 body ends before the next response starts');
 });
