@@ -4,7 +4,7 @@
 // here, and passes the client's own headers (credentials, signature, Content-Digest) as they came.
 import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
-import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, IDENTITY_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
+import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, HOP_BY_HOP, IDENTITY_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
 import { authorityOf, type OriginalRequest } from '../pipeline/original-request.js';
 
 type ConventionName = 'nginx' | 'envoy' | 'traefik' | 'caddy';
@@ -100,6 +100,43 @@ function refuseUnderscoreSpellings(request: FastifyRequest): void {
   }
 }
 
+/**
+ * What nginx and Traefik drop of the proxy's rule, both able to remove headers by exact name only:
+ * the names every edge configuration removes or sets itself (test/decision/edge-header-rules.test.ts
+ * holds the files to it) and the hop-by-hop headers no proxy forwards.
+ */
+const DROPPED_BY_EXACT_NAME: ReadonlySet<string> = new Set([
+  ...CONSUMED_CREDENTIAL_HEADERS,
+  ...IDENTITY_HEADERS,
+  ...CLIENT_ROUTING_HEADERS,
+  ...HOP_BY_HOP,
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'host',
+  'expect',
+]);
+
+/**
+ * A header the rule drops by pattern (X-Custom-Client-IP, X-Forwarded-Foo, X-Gateway-Foo) but that
+ * is none of those names would pass an edge that removes by exact name: its decision request is refused.
+ */
+export function droppedOnlyByPattern(name: string): boolean {
+  // Underscore spellings are refuseUnderscoreSpellings' business.
+  return !name.includes('_') && !DROPPED_BY_EXACT_NAME.has(name) && !forwardableRequestHeader(name);
+}
+
+function refuseDroppedOnlyByPattern(request: FastifyRequest): void {
+  for (const name in request.headers) {
+    if (droppedOnlyByPattern(name)) {
+      throw new GatewayError(
+        'bad_request',
+        `The request carries ${name}, a header the gateway drops (it claims a client address, a method, a URL or the gateway's own) and this edge proxy cannot remove; send it without.`,
+      );
+    }
+  }
+}
+
 function describeWith(
   request: FastifyRequest,
   parts: Pick<OriginalRequest, 'method' | 'url' | 'authority' | 'declaredLength' | 'hasBody' | 'body'>,
@@ -128,6 +165,7 @@ const nginx: Convention = {
   prefix: '/nginx',
   refusalStatuses: [401, 403],
   describe(request) {
+    refuseDroppedOnlyByPattern(request);
     const stated = statedLength(header(request, 'x-original-content-length'), 'X-Original-Content-Length');
     const bodyPresent = withheldBodyPresent(stated, header(request, 'x-original-transfer-encoding'), required(request, 'x-original-protocol', 'nginx'));
     return describeWith(request, {
@@ -194,6 +232,7 @@ const traefik: Convention = {
   name: 'traefik',
   prefix: '/traefik',
   describe(request) {
+    refuseDroppedOnlyByPattern(request);
     const own = ownLength(request);
     const sent = own.length > 0 || own.chunked;
     return describeWith(request, {

@@ -62,9 +62,23 @@ export const CLIENT_ROUTING_HEADERS = [
   'x-original-host',
   'x-rewrite-url',
   'x-override-url',
+  // What nginx's decision subrequest is told the request was: set there, so a client's own would
+  // reach the API unless removed by name.
+  'x-original-protocol',
+  'x-original-content-length',
+  'x-original-transfer-encoding',
 ] as const;
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings']);
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'http2-settings',
+]);
 // Host too: the upstream gets its own (set from its address); the client's is in X-Forwarded-Host.
 const DROPPED = new Set([...HOP_BY_HOP, 'host', 'expect', ...CONSUMED_CREDENTIAL_HEADERS, 'x-request-id', 'forwarded', 'x-host']);
 const DROPPED_PATTERN = /^x-gateway-|^x-forwarded-|-ip$|^x-(original|rewrite|override)-|^x-(http-)?method(-override)?$|-method-override$/;

@@ -13,7 +13,7 @@ const SCOPES = 'stats, products, events, sales, sales_refund, financial, affilia
 
 interface BodyRoute {
   name: string;
-  method: 'POST' | 'DELETE';
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   /** The body around the deep value, and the field the answer names. */
   body(deep: string): string;
@@ -53,7 +53,7 @@ async function bodyRoutes(tg: TestGateway): Promise<BodyRoute[]> {
       body: (deep) => `{"public_key":${deep}}`,
       field: 'public_key',
     },
-    // No PATCH or PUT route exists; a DELETE (no body schema) still parses a JSON body it is sent.
+    // A DELETE (no body schema) still parses a JSON body it is sent.
     { name: 'delete client', method: 'DELETE', url: `/admin/v1/clients/${client.client_id}`, body: (deep) => `{"reason":${deep}}`, field: 'reason' },
   ];
 }
@@ -85,6 +85,27 @@ t.test('5,000 levels of lists, objects or both: 400 validation_error naming the 
   }
   const clients = (await adminInject(tg, { method: 'GET', url: '/admin/v1/clients' })).json().clients;
   t.equal(clients.length, 1, 'nothing was created or deleted');
+  await stillHealthy(t, tg);
+});
+
+t.test('every admin route that takes a body, as the API document lists them, refuses a deep one', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded' });
+  const document = (await adminInject(tg, { method: 'GET', url: '/admin/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();
+  const withBodies = Object.entries(document.paths)
+    .filter(([path]) => path.startsWith('/admin/'))
+    .flatMap(([path, operations]) =>
+      Object.keys(operations)
+        .filter((method) => ['post', 'put', 'patch', 'delete'].includes(method))
+        .map((method) => ({ method: method.toUpperCase() as BodyRoute['method'], url: path.replace(/\{[^}]+\}/g, 'no-such-id') })),
+    );
+  t.ok(withBodies.length >= 12, `${withBodies.length} routes`);
+  t.ok(
+    withBodies.some((route) => route.method === 'PATCH'),
+    'the PATCH routes among them',
+  );
+  const deep = deepJson(5000, 'lists');
+  for (const route of withBodies)
+    await refusedAsTooDeep(t, tg, { name: '', field: 'x', body: () => '', ...route }, `{"x":${deep}}`, `${route.method} ${route.url}`);
   await stillHealthy(t, tg);
 });
 

@@ -51,7 +51,7 @@ t.test('every convention describes a request or refuses it with a catalog error'
         try {
           described = convention.describe(fakeRequest(convention.prefix, suffix, method, values));
         } catch (error) {
-          return isGatewayError(error) && ['decision_request_invalid', 'body_partial'].includes(error.code) && error.message.length > 0;
+          return isGatewayError(error) && ['decision_request_invalid', 'body_partial', 'bad_request'].includes(error.code) && error.message.length > 0;
         }
         const originForm = described.url.startsWith('/');
         const httpMethod = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(described.method);

@@ -5,6 +5,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS } from '../../gateway/pipeline/mutate.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { listen, rawRequest } from '../helpers/http.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 import { adminInject, authFailures, BANKING_HOST, createServiceAccount, signedHeaders, type TestServiceAccount } from '../helpers/signing.js';
 import { DELEGATED_ROUTE, decisionConfig, LIMITED_ROUTE } from './decision-policies.js';
@@ -351,6 +352,16 @@ t.test('a body on a GET decision request is read and checked (Traefik forwardBod
     payload: '{"amount":999}',
   };
   refusal(t, await decide(tg, tampered), 401, 'digest_mismatch');
+  // Over a real socket, as Traefik sends it: a GET whose body (with its Content-Length) is the client's.
+  const { decisionPort } = await listen(tg);
+  const overSocket = async (sent: string) => {
+    const ask = traefikAsk('POST', '/v1/transfers', signed(sa, 'POST', '/v1/transfers', body), BANKING_HOST);
+    return rawRequest(decisionPort!, 'GET', ask.url as string, ask.headers as Record<string, string>, sent);
+  };
+  t.equal((await overSocket(body)).status, 200, 'the signed body, read from the socket, matches');
+  const wrong = await overSocket('{"amount":999}');
+  t.equal(wrong.status, 401);
+  t.equal(wrong.headers['x-gateway-error'], 'digest_mismatch');
   untouched();
 });
 
@@ -421,6 +432,32 @@ t.test('Envoy: the answer names the headers to remove, by the proxy rule', async
   const removed = String(allowed.headers['x-envoy-auth-headers-to-remove']).split(', ');
   for (const name of [...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS, 'x-custom-client-ip']) t.ok(removed.includes(name), `${name} is removed`);
   for (const name of ['x-app-trace', 'x-forwarded-for', 'host', 'x-request-id', 'x-gateway-client-id']) t.notOk(removed.includes(name), `${name} is kept`);
+});
+
+t.test('nginx and Traefik remove by exact name only: a header the rule drops only by pattern is refused there', async (t) => {
+  const { tg, untouched } = await setup(t);
+  const client = await createClient(tg, ['sales']);
+  const headers = { authorization: `Bearer ${await accessToken(tg, client)}` };
+  for (const name of ['x-custom-client-ip', 'x-forwarded-foo', 'x-gateway-anything', 'x-original-path', 'x-rewrite-target', 'x-api-method-override']) {
+    const extra = { ...headers, [name]: 'DELETE /v1/webhooks/1' };
+    for (const [edge, ask] of [
+      ['nginx', nginxAsk('GET', '/v1/sales', extra)],
+      ['traefik', traefikAsk('GET', '/v1/sales', extra, 'api.test')],
+    ] as const) {
+      const refused = await decide(tg, ask);
+      refusal(t, refused, edge === 'nginx' ? 403 : 400, 'bad_request');
+      t.match(refused.json<{ message: string }>().message, new RegExp(`carries ${name}, a header the gateway drops`), `${edge}: ${name} named`);
+    }
+    // Envoy is told to remove it; Caddy removes it by pattern before it asks.
+    const envoy = await decide(tg, envoyAsk('GET', '/v1/sales', extra));
+    t.equal(envoy.statusCode, 200, envoy.body);
+    t.ok(String(envoy.headers['x-envoy-auth-headers-to-remove']).split(', ').includes(name), `envoy removes ${name}`);
+  }
+  // The names the shipped files remove by name, and headers the rule forwards, pass.
+  const listed = { ...headers, 'x-real-ip': '10.9.9.9', 'x-original-protocol': 'HTTP/1.0', 'x-app-tag': 'ok' };
+  t.equal((await decide(tg, traefikAsk('GET', '/v1/sales', listed, 'api.test'))).statusCode, 200);
+  t.equal((await decide(tg, nginxAsk('GET', '/v1/sales', { ...headers, 'x-real-ip': '10.9.9.9', 'x-app-tag': 'ok' }))).statusCode, 200);
+  untouched();
 });
 
 t.test('an underscore spelling of a header the rule drops is refused, since an edge may pass it on', async (t) => {

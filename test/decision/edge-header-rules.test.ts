@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { parse } from 'yaml';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, forwardableRequestHeader, IDENTITY_HEADERS } from '../../gateway/pipeline/mutate.js';
+import { droppedOnlyByPattern } from '../../gateway/decision/conventions.js';
 import { REPO_ROOT } from '../helpers/gateway.js';
 import { holds } from '../helpers/property.js';
 
@@ -244,6 +245,25 @@ function checkRule(t: Test, edge: EdgeStages): void {
   });
 }
 
+/**
+ * nginx and Traefik remove by exact name: what the rule drops they remove or set themselves (the
+ * X-Forwarded- trio), or their decision refuses. Underscore spellings have tests of their own.
+ */
+function checkExactNameEdge(t: Test, edge: EdgeStages): void {
+  const setByEveryEdge = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+  t.test(`${edge.file}: every header the rule drops is removed by name or refused by the decision`, async (t) => {
+    for (const name of CLIENT_ROUTING_HEADERS) t.notOk(droppedOnlyByPattern(name), `${name} is removed by name, not refused`);
+    holds(
+      t,
+      fc.property(
+        droppedByPattern.filter((name) => !name.includes('_')),
+        (name) => setByEveryEdge.has(name) || edge.removedBeforeDecision(name) || edge.removedAfterDecision(name) || droppedOnlyByPattern(name),
+      ),
+      2000,
+    );
+  });
+}
+
 const envoy = envoyConfig();
 checkRule(t, envoyStages(envoy));
 
@@ -324,6 +344,7 @@ t.test('envoy.yaml: a header spelled with an underscore never reaches the decisi
 
 const traefik = traefikConfig();
 checkRule(t, traefikStages(traefik));
+checkExactNameEdge(t, traefikStages(traefik));
 
 t.test("traefik.yaml: forwardAuth describes the request from Traefik's own view", async (t) => {
   for (const chain of traefik.chains) {
@@ -364,6 +385,7 @@ function nginxStages(config: NginxConfig): EdgeStages {
 
 const nginx = nginxConfig();
 checkRule(t, nginxStages(nginx));
+checkExactNameEdge(t, nginxStages(nginx));
 
 t.test("nginx.conf: both API locations inherit the server block's header lines, and it drops underscore spellings", async (t) => {
   const locations = nginx.text.split(/\n\s*location /).slice(1);
