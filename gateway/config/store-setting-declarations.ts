@@ -93,7 +93,7 @@ export const STORE_SETTINGS = {
     // A single server is its own last copy: WAIT would return at once, and its durability is its AOF's.
     default: { from: (s: Parameters<typeof replicated>[0]) => (replicated(s) ? 1 : 0), shown: '1 with Cluster or Sentinel, 0 with redis_url' },
     description:
-      'Replicas that must hold a deletion, revocation, key removal, secret roll or key retirement before it is answered done (Redis WAIT); fewer in time: 503 change_not_confirmed. 0: answered once the master has it.',
+      'Replicas that must hold a deletion, revocation, key removal, secret roll, key retirement or permission, scope or key change before it is answered done (Redis WAIT); fewer in time: 503 change_not_confirmed. 0: answered once the master has it.',
   }),
   redisAckTimeoutMs: setting({
     key: 'redis_ack_timeout_ms',

@@ -1,6 +1,7 @@
 // One of each security-relevant change, made through the gateway as an operator or a client would,
 // and the checks that each stays in force: a deleted service account, a removed key, a deleted
-// client, a revoked token, a rolled secret, a retired signing key, and a used nonce. The failover
+// client, a revoked token, a rolled secret, a retired signing key, a permission and a scope taken
+// away, and a used nonce. The failover
 // tests (test/store/*-failover-durability.test.ts) make the changes, lose a master, and check.
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import type { Test } from 'tap';
@@ -23,13 +24,18 @@ export interface Credentials {
   readonly revokingClient: CreatedClient;
   readonly revokedToken: string;
   readonly rolledClient: CreatedClient;
+  /** Loses view_balance by the change. */
+  readonly narrowedAccount: TestServiceAccount;
+  /** Allowed sales and products; the change leaves it products only. Its token carries both. */
+  readonly narrowedClient: CreatedClient;
+  readonly narrowedClientToken: string;
   /** A token signed by the key the change retires (rotated out beforehand). */
   readonly retiredKid: string;
   readonly retiredKeyToken: string;
 }
 
 const SALES = '/v1/sales/42';
-const admin = (tg: TestGateway, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+const admin = (tg: TestGateway, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
   adminInject(tg, { method, url, ...(payload === undefined ? {} : { payload }) });
 
 function jwtClaims(token: string): { jti: string; client_id: string } {
@@ -42,7 +48,12 @@ function kidOf(token: string): string {
 
 /** Creates every credential the changes act on (and the token of a key that is then rotated out). */
 export async function prepareCredentials(tg: TestGateway): Promise<Credentials> {
-  const [deletedAccount, rotatedAccount, signer] = [await createServiceAccount(tg), await createServiceAccount(tg), await createServiceAccount(tg)];
+  const [deletedAccount, rotatedAccount, signer, narrowedAccount] = [
+    await createServiceAccount(tg),
+    await createServiceAccount(tg),
+    await createServiceAccount(tg),
+    await createServiceAccount(tg),
+  ];
   const { privateKey: secondKey } = generateKeyPairSync('ed25519');
   const added = await admin(tg, 'POST', `/admin/v1/service-accounts/${rotatedAccount.account.id}/keys`, {
     public_key: sshPublicKeyLine(secondKey, 'second@example'),
@@ -53,6 +64,7 @@ export async function prepareCredentials(tg: TestGateway): Promise<Credentials> 
     await createClient(tg, ['sales']),
     await createClient(tg, ['sales']),
   ];
+  const narrowedClient = await createClient(tg, ['sales', 'products']);
   const retiredKeyToken = await accessToken(tg, revokingClient);
   const rotated = await admin(tg, 'POST', '/admin/v1/signing-keys/rotate');
   if (rotated.statusCode !== 200) throw new Error(`rotation failed: ${rotated.statusCode} ${rotated.body}`);
@@ -66,6 +78,9 @@ export async function prepareCredentials(tg: TestGateway): Promise<Credentials> 
     revokingClient,
     revokedToken: await accessToken(tg, revokingClient),
     rolledClient,
+    narrowedAccount,
+    narrowedClient,
+    narrowedClientToken: await accessToken(tg, narrowedClient),
     retiredKid: kidOf(retiredKeyToken),
     retiredKeyToken,
   };
@@ -80,6 +95,8 @@ export function changedKeys(prefix: string, c: Credentials): Record<string, stri
     'token revocation': `${prefix}client:{${c.revokingClient.client_id}}:revoked:${jwtClaims(c.revokedToken).jti}`,
     'secret roll': `${prefix}client:{${c.rolledClient.client_id}}`,
     'signing key retirement': `${prefix}signing-key-retired:${c.retiredKid}`,
+    'permission change': `${prefix}sa:{${c.narrowedAccount.account.access_id}}`,
+    'scope change': `${prefix}client:{${c.narrowedClient.client_id}}`,
   };
 }
 
@@ -103,6 +120,12 @@ export async function makeChanges(tg: TestGateway, c: Credentials): Promise<Reco
     ),
     'secret roll': answer(await admin(tg, 'POST', `/admin/v1/clients/${c.rolledClient.client_id}/secret`, { grace_seconds: 0 })),
     'signing key retirement': answer(await admin(tg, 'POST', `/admin/v1/signing-keys/${c.retiredKid}/retire`)),
+    'permission change': answer(
+      await admin(tg, 'PATCH', `/admin/v1/service-accounts/${c.narrowedAccount.account.id}`, {
+        permissions: c.narrowedAccount.account.permissions.filter((p) => p !== 'view_balance'),
+      }),
+    ),
+    'scope change': answer(await admin(tg, 'PATCH', `/admin/v1/clients/${c.narrowedClient.client_id}`, { scopes: ['products'] })),
   };
 }
 
@@ -184,6 +207,14 @@ export async function assertChangesHold(
     `${what}: the rolled-away secret gets no token`,
   );
   t.equal((await bearer(c.retiredKeyToken)).statusCode, 401, `${what}: a token of the retired signing key is refused`);
+  const narrowed = await signedInject(tg, c.narrowedAccount, { method: 'GET', url: '/v1/balance' });
+  t.match(
+    { status: narrowed.statusCode, error: narrowed.json().error },
+    { status: 403, error: 'permission_denied' },
+    `${what}: the permission taken away is refused`,
+  );
+  const scoped = await bearer(c.narrowedClientToken);
+  t.match({ status: scoped.statusCode, error: scoped.json().error }, { status: 403, error: 'insufficient_scope' }, `${what}: the scope taken away is refused`);
   for (const headers of usedNonces) {
     const replay = await sendSigned(tg, headers);
     // Refused as used when the new master has the nonce, by the fence when it may not.

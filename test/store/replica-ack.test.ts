@@ -90,52 +90,64 @@ t.test(
   },
 );
 
-t.test('every security-relevant change waits: revocation, key retirement, secret roll, key removal, account deletion', async (t) => {
-  const prefix = uniquePrefix('ack-all');
-  const store = await openStore(t, prefix);
-  const client = clientRecord();
-  const account = serviceAccountRecord();
-  const second = { publicKey: 'ssh-ed25519 second', publicKeyBytes: 'c2Vjb25k', fingerprint: 'SHA256:second', addedAt: new Date().toISOString() };
-  t.equal(await store.createClient(client), true);
-  t.equal(await store.createServiceAccount(account), true);
-  t.equal((await store.addServiceAccountKey(account.id, second)).outcome, 'added');
-  await redis.inSync();
-  const exp = Math.floor(Date.now() / 1000) + 600;
+t.test(
+  'every security-relevant change waits: revocation, key retirement, secret roll, key removal, permission and scope changes, account deletion',
+  async (t) => {
+    const prefix = uniquePrefix('ack-all');
+    const store = await openStore(t, prefix);
+    const client = clientRecord();
+    const account = serviceAccountRecord();
+    const second = { publicKey: 'ssh-ed25519 second', publicKeyBytes: 'c2Vjb25k', fingerprint: 'SHA256:second', addedAt: new Date().toISOString() };
+    t.equal(await store.createClient(client), true);
+    t.equal(await store.createServiceAccount(account), true);
+    t.equal((await store.addServiceAccountKey(account.id, second)).outcome, 'added');
+    await redis.inSync();
+    const exp = Math.floor(Date.now() / 1000) + 600;
 
-  await notConfirmed(t, () => store.revokeToken(client.clientId, 'jti-1', exp), 'revocation');
-  await store.revokeToken(client.clientId, 'jti-1', exp);
-  t.equal(await exists(redis.replica, `${prefix}client:{${client.clientId}}:revoked:jti-1`), 1, 'repeated: on the replica');
+    await notConfirmed(t, () => store.revokeToken(client.clientId, 'jti-1', exp), 'revocation');
+    await store.revokeToken(client.clientId, 'jti-1', exp);
+    t.equal(await exists(redis.replica, `${prefix}client:{${client.clientId}}:revoked:jti-1`), 1, 'repeated: on the replica');
 
-  await notConfirmed(t, () => store.retireSigningKey('kid-1', exp), 'signing key retirement');
-  await store.retireSigningKey('kid-1', exp);
-  t.equal(await exists(redis.replica, `${prefix}signing-key-retired:kid-1`), 1, 'repeated: on the replica');
+    await notConfirmed(t, () => store.retireSigningKey('kid-1', exp), 'signing key retirement');
+    await store.retireSigningKey('kid-1', exp);
+    t.equal(await exists(redis.replica, `${prefix}signing-key-retired:kid-1`), 1, 'repeated: on the replica');
 
-  await notConfirmed(t, () => store.rollClientSecret(client.clientId, 'f'.repeat(64), 0), 'secret roll');
-  t.equal((await store.rollClientSecret(client.clientId, 'e'.repeat(64), 0))?.secretHash, 'e'.repeat(64), 'repeated: a new roll, confirmed');
+    await notConfirmed(t, () => store.rollClientSecret(client.clientId, 'f'.repeat(64), 0), 'secret roll');
+    t.equal((await store.rollClientSecret(client.clientId, 'e'.repeat(64), 0))?.secretHash, 'e'.repeat(64), 'repeated: a new roll, confirmed');
 
-  await notConfirmed(t, () => store.removeServiceAccountKey(account.id, second.fingerprint), 'key removal');
-  t.equal((await store.removeServiceAccountKey(account.id, second.fingerprint)).outcome, 'key_not_found', 'repeated: already removed, and confirmed');
-  redis.link.hold();
-  try {
-    t.type(
-      await store.removeServiceAccountKey(account.id, second.fingerprint).catch((e: unknown) => e),
-      ChangeNotConfirmedError,
-      'a repeat that finds its work done still waits for the replica',
-    );
-  } finally {
-    redis.link.release();
-  }
-  await redis.inSync();
+    await notConfirmed(t, () => store.removeServiceAccountKey(account.id, second.fingerprint), 'key removal');
+    t.equal((await store.removeServiceAccountKey(account.id, second.fingerprint)).outcome, 'key_not_found', 'repeated: already removed, and confirmed');
+    redis.link.hold();
+    try {
+      t.type(
+        await store.removeServiceAccountKey(account.id, second.fingerprint).catch((e: unknown) => e),
+        ChangeNotConfirmedError,
+        'a repeat that finds its work done still waits for the replica',
+      );
+    } finally {
+      redis.link.release();
+    }
+    await redis.inSync();
 
-  await notConfirmed(t, () => store.deleteServiceAccount(account.id), 'service account deletion');
-  t.equal(await exists(redis.replica, `${prefix}sa:{${account.accessId}}`), 0, 'the replica caught up: the record is gone there too');
+    // Narrowing what a credential may do: permissions, allowed addresses, scopes, a client's keys.
+    await notConfirmed(t, () => store.updateServiceAccount(account.id, { permissions: ['view_balance'] }), 'permission change');
+    t.same((await store.updateServiceAccount(account.id, { permissions: ['view_balance'], allowedIps: ['10.0.0.1/32'] }))?.permissions, ['view_balance']);
+    t.same(JSON.parse(String(await redis.replica.command('GET', `${prefix}sa:{${account.accessId}}`))).allowedIps, ['10.0.0.1/32'], 'repeated: on the replica');
+    await notConfirmed(t, () => store.updateClient(client.clientId, () => ({ scopes: ['sales'] })), 'scope change');
+    await notConfirmed(t, () => store.updateClient(client.clientId, () => ({ jwks: [] })), "removal of a client's key");
+    t.same((await store.updateClient(client.clientId, () => ({ scopes: ['sales'] })))?.scopes, ['sales']);
+    t.same(JSON.parse(String(await redis.replica.command('GET', `${prefix}client:{${client.clientId}}`))).scopes, ['sales'], 'repeated: on the replica');
 
-  // Single-use values: a failover must not make a used DPoP proof, assertion or FAPI nonce fresh again.
-  for (const use of ['client_assertion', 'dpop_proof', 'signature_nonce'] as const) {
-    await notConfirmed(t, () => store.consumeTokenId(client.clientId, use, `once-${use}`, exp), `a used ${use}`);
-    t.equal(await store.consumeTokenId(client.clientId, use, `once-${use}`, exp), false, `${use}: used, on the replica too once repeated`);
-  }
-});
+    await notConfirmed(t, () => store.deleteServiceAccount(account.id), 'service account deletion');
+    t.equal(await exists(redis.replica, `${prefix}sa:{${account.accessId}}`), 0, 'the replica caught up: the record is gone there too');
+
+    // Single-use values: a failover must not make a used DPoP proof, assertion or FAPI nonce fresh again.
+    for (const use of ['client_assertion', 'dpop_proof', 'signature_nonce'] as const) {
+      await notConfirmed(t, () => store.consumeTokenId(client.clientId, use, `once-${use}`, exp), `a used ${use}`);
+      t.equal(await store.consumeTokenId(client.clientId, use, `once-${use}`, exp), false, `${use}: used, on the replica too once repeated`);
+    }
+  },
+);
 
 t.test('a repeated service account deletion, by id or by Access ID, is answered only once the replica has the first one', async (t) => {
   const prefix = uniquePrefix('ack-sa');
