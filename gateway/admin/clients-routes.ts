@@ -136,7 +136,7 @@ export function registerClientRoutes(
     '/admin/v1/clients',
     {
       schema: {
-        summary: 'List OAuth clients, a page at a time.',
+        summary: 'List OAuth clients, newest first, a page at a time.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         querystring: PageQuerySchema,

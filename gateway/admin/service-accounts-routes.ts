@@ -101,7 +101,7 @@ export function registerServiceAccountRoutes(parent: FastifyInstance, store: Cre
     '/admin/v1/service-accounts',
     {
       schema: {
-        summary: 'List service accounts (Access ID partly hidden), a page at a time; or find one by its full Access ID.',
+        summary: 'List service accounts (Access ID partly hidden), newest first, a page at a time; or find one by its full Access ID.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         querystring: ServiceAccountListQuerySchema,

@@ -4,7 +4,8 @@
 //
 //   1. Every record, found by SCAN on every master (bounded batches: Redis is never blocked), gets
 //      its index entry and its pointer back if they are missing.
-//   2. Every index entry and pointer is checked against its record. One without a record may be a
+//   2. Every index entry and pointer is checked against its record (and an entry scored 0, written
+//      by a version that listed by id, gets its record's creation time). One without a record may be a
 //      create in flight (its index entry is written first, listed-create.ts), so it is looked at
 //      again after `settleMs`; then, in the record's own slot and only while the record is still
 //      absent, the create is voided (`<key>:void`, kept 7 days) before the entry goes: a create
@@ -17,6 +18,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { accessIdsOf } from './account-pointers.js';
 import { DELETE_IF_EQUALS } from './listed-create.js';
+import { positionOf, type ListPosition } from './page-cursor.js';
 import { scanTargets, type RedisClient } from './redis-connection.js';
 import { globEscape, type RedisKeys } from './redis-keys.js';
 import type { RepairOptions, RepairReport } from './types.js';
@@ -116,8 +118,8 @@ class IndexRepair {
   }
 
   /** Adds an index entry for a record that has none; taken back if the record was deleted meanwhile. */
-  private async addEntry(index: string, id: string, recordKey: string): Promise<boolean> {
-    if ((await this.redis.zadd(index, 0, id)) === 0) return false;
+  private async addEntry(index: string, { id, createdMs }: ListPosition, recordKey: string): Promise<boolean> {
+    if ((await this.redis.zadd(index, createdMs, id)) === 0) return false;
     if ((await this.redis.exists(recordKey)) === 1) return true;
     await this.redis.zrem(index, id);
     return false;
@@ -127,7 +129,12 @@ class IndexRepair {
     this.report.clients.records += clientIds.length;
     const scores = await Promise.all(clientIds.map((id) => this.redis.zscore(this.keys.clientIndex, id)));
     const added = await Promise.all(
-      clientIds.filter((_id, i) => scores[i] === null).map((id) => this.addEntry(this.keys.clientIndex, id, this.keys.client(id))),
+      clientIds
+        .filter((_id, i) => scores[i] === null)
+        .map(async (id) => {
+          const position = positionIn(id, await this.redis.get(this.keys.client(id)));
+          return position !== undefined && this.addEntry(this.keys.clientIndex, position, this.keys.client(id));
+        }),
     );
     this.report.clients.indexAdded += added.filter(Boolean).length;
   }
@@ -136,8 +143,9 @@ class IndexRepair {
     const raws = await Promise.all(accessIds.map((accessId) => this.redis.get(this.keys.account(accessId))));
     await Promise.all(
       accessIds.map(async (accessId, i) => {
-        const id = accountIdOf(raws[i] ?? null);
-        if (id === undefined) return;
+        const position = positionIn(undefined, raws[i] ?? null);
+        if (position === undefined) return;
+        const { id } = position;
         this.report.serviceAccounts.records++;
         const recordKey = this.keys.account(accessId);
         const pointer = this.keys.accountPointer(id);
@@ -145,7 +153,7 @@ class IndexRepair {
           if ((await this.redis.exists(recordKey)) === 1) this.report.serviceAccounts.pointersAdded++;
           else await this.redis.eval(DELETE_IF_EQUALS, 1, pointer, accessId);
         }
-        if ((await this.redis.zscore(this.keys.accountIndex, id)) === null && (await this.addEntry(this.keys.accountIndex, id, recordKey)))
+        if ((await this.redis.zscore(this.keys.accountIndex, id)) === null && (await this.addEntry(this.keys.accountIndex, position, recordKey)))
           this.report.serviceAccounts.indexAdded++;
       }),
     );
@@ -158,30 +166,49 @@ class IndexRepair {
     ids.forEach((id, i) => exists[i] === 0 && this.pendingAccounts.add(id));
   }
 
-  /** Step 2: the index read in pages of ids, each page handed to check. */
-  private async checkIndex(index: string, check: (ids: string[]) => Promise<void>): Promise<void> {
-    let after = '-';
-    for (;;) {
+  /**
+   * Step 2: the index read by ZSCAN (which tolerates entries removed meanwhile, and may repeat one:
+   * every check is idempotent), a batch of entries at a time, each batch handed to check.
+   */
+  private async checkIndex(index: string, check: (entries: ListPosition[]) => Promise<void>): Promise<void> {
+    let cursor = '0';
+    do {
       this.checkStopped();
-      const ids = await this.redis.zrangebylex(index, after, '+', 'LIMIT', 0, this.batch);
-      if (ids.length === 0) return;
-      await check(ids);
+      const [next, flat] = await this.redis.zscan(index, cursor, 'COUNT', this.batch);
+      cursor = next;
+      const entries: ListPosition[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) entries.push({ id: flat[i]!, createdMs: Number(flat[i + 1]) });
+      if (entries.length > 0) await check(entries);
       await this.settleIfFull();
-      after = `(${ids.at(-1)!}`;
+    } while (cursor !== '0');
+  }
+
+  /** An entry with no record waits for the second look; one scored 0 gets its record's creation time. */
+  private async checkEntry(index: string, entry: ListPosition, recordKey: string | null, pending: Set<string>): Promise<void> {
+    if (entry.createdMs !== 0) {
+      if (recordKey === null || (await this.redis.exists(recordKey)) === 0) pending.add(entry.id);
+      return;
     }
+    const position = positionIn(entry.id, recordKey === null ? null : await this.redis.get(recordKey));
+    if (position === undefined) pending.add(entry.id);
+    else if (position.createdMs !== 0) await this.redis.zadd(index, 'XX', position.createdMs, entry.id);
   }
 
-  private async checkClientEntries(ids: string[]): Promise<void> {
-    this.report.clients.listed += ids.length;
-    const exists = await Promise.all(ids.map((id) => this.redis.exists(this.keys.client(id))));
-    ids.forEach((id, i) => exists[i] === 0 && this.pendingClients.add(id));
+  private async checkClientEntries(entries: ListPosition[]): Promise<void> {
+    this.report.clients.listed += entries.length;
+    const index = this.keys.clientIndex;
+    await Promise.all(entries.map((entry) => this.checkEntry(index, entry, this.keys.client(entry.id), this.pendingClients)));
   }
 
-  private async checkAccountEntries(ids: string[]): Promise<void> {
-    this.report.serviceAccounts.listed += ids.length;
-    const accessIds = await accessIdsOf(this.redis, this.keys, ids);
-    const exists = await Promise.all(accessIds.map((accessId) => (accessId === null ? Promise.resolve(0) : this.redis.exists(this.keys.account(accessId)))));
-    ids.forEach((id, i) => exists[i] === 0 && this.pendingAccounts.add(id));
+  private async checkAccountEntries(entries: ListPosition[]): Promise<void> {
+    this.report.serviceAccounts.listed += entries.length;
+    const accessIds = await accessIdsOf(
+      this.redis,
+      this.keys,
+      entries.map(({ id }) => id),
+    );
+    const index = this.keys.accountIndex;
+    await Promise.all(entries.map((entry, i) => this.checkEntry(index, entry, accessIds[i] ? this.keys.account(accessIds[i]) : null, this.pendingAccounts)));
   }
 
   /** Step 3: the old id map, a batch at a time. */
@@ -251,12 +278,16 @@ class IndexRepair {
   }
 }
 
-/** The id a stored account names; undefined for no record or one that does not parse. */
-function accountIdOf(raw: string | null): string | undefined {
+/**
+ * Where a stored record stands in its list: its id (a service account's from the record itself,
+ * a client's as given) and creation time. Undefined for no record, or one that does not parse.
+ */
+function positionIn(id: string | undefined, raw: string | null): ListPosition | undefined {
   if (raw === null) return undefined;
   try {
-    const id = (JSON.parse(raw) as { id?: unknown }).id;
-    return typeof id === 'string' && id !== '' ? id : undefined;
+    const record = JSON.parse(raw) as { id?: unknown; createdAt?: unknown };
+    const listed = id ?? record.id;
+    return typeof listed === 'string' && listed !== '' ? positionOf(listed, typeof record.createdAt === 'string' ? record.createdAt : '') : undefined;
   } catch {
     return undefined;
   }

@@ -8,6 +8,7 @@
 //      index entry without a record): a create that lands after its index entry was repaired away
 //      writes nothing.
 // Deletes go the other way (record first, then the indexes), in the store itself.
+import type { ListPosition } from './page-cursor.js';
 import type { RedisClient } from './redis-connection.js';
 
 /** One key a create claims: the key, its void mark (same slot), and the value it gets. */
@@ -41,13 +42,13 @@ async function claim(redis: RedisClient, claims: readonly Claim[]): Promise<bool
 }
 
 /**
- * Adds `id` to the sorted-set index, then makes each step's claims (one atomic script per step;
+ * Adds the id to the sorted-set index (scored by its creation time: page-cursor.ts), then makes each step's claims (one atomic script per step;
  * the claims of a step share a slot). The first claim of the first step is the key that says the
  * record exists (the record, or the id's pointer). False, with this create's own writes undone,
  * when a step is refused; a failure (503) leaves what was written to be completed late or repaired.
  */
-export async function createListed(redis: RedisClient, index: string, id: string, steps: readonly (readonly Claim[])[]): Promise<boolean> {
-  const added = await redis.zadd(index, 0, id);
+export async function createListed(redis: RedisClient, index: string, { id, createdMs }: ListPosition, steps: readonly (readonly Claim[])[]): Promise<boolean> {
+  const added = await redis.zadd(index, createdMs, id);
   const made: Claim[] = [];
   for (const step of steps) {
     if (await claim(redis, step)) {

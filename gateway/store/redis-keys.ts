@@ -17,8 +17,8 @@
 //                                          record's slot (account-ids.ts)
 //   <p>sa-id:{<id>}:void                   a cancelled create of this id (index-repair.ts)
 //   <p>rl:{<credentialId>}:<route>         rate-limit state (redis-rate-limit.ts), in its credential's slot
-//   <p>index:clients                       sorted set of client ids (score 0: ordered by id)
-//   <p>index:sas                           sorted set of service account ids (score 0)
+//   <p>index:clients                       sorted set of client ids, scored by creation time (ms)
+//   <p>index:sas                           sorted set of service account ids, scored likewise
 //   <p>index:sa-ids                        hash: service account id -> Access ID, of accounts created
 //                                          before the sa-id pointers; read only where a pointer is missing
 //   <p>fail:{fail}:<key>                   failure counters (one tag: a reservation is atomic over its keys)

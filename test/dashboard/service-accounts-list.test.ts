@@ -69,6 +69,12 @@ t.test('the list shows every account with its Access ID hidden, and the create f
   const rows = page.locator('tbody tr');
   await rows.first().waitFor();
   t.equal(await rows.count(), FIXTURES.length);
+  const descriptions = await page.locator('tbody tr td:first-child .cell-title').allTextContents();
+  t.same(
+    descriptions,
+    [...FIXTURES].sort((a, b) => a.daysAgo - b.daysAgo).map((f) => f.description),
+    'newest first',
+  );
   const headers = await page.locator('thead th').allTextContents();
   t.same(headers.slice(0, 6), ['Description', 'Access ID', 'Permissions', 'Allowed IPs', 'Created', 'Last used']);
   const treasury = page.getByRole('row', { name: /Treasury reconciliation/ });

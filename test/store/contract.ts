@@ -61,23 +61,27 @@ export function serviceAccountRecord(overrides: Partial<ServiceAccountRecord> = 
   return { ...account, publicKeys: overrides.publicKeys ?? [{ publicKey, publicKeyBytes, fingerprint, addedAt: createdAt }] };
 }
 
-/** Lists are ordered by id as bytes (Redis ZRANGEBYLEX), not by locale. */
-const byId = <T extends { clientId?: string; id?: string }>(a: T, b: T) => {
+/** Lists are newest first, then by id (as bytes, not by locale) descending. ISO times of one format compare as text. */
+const inListOrder = <T extends { clientId?: string; id?: string; createdAt: string }>(a: T, b: T) => {
+  if (a.createdAt !== b.createdAt) return a.createdAt > b.createdAt ? -1 : 1;
   const [x, y] = [String(a.clientId ?? a.id), String(b.clientId ?? b.id)];
-  return x < y ? -1 : x > y ? 1 : 0;
+  return x > y ? -1 : x < y ? 1 : 0;
 };
+
+/** The i-th of a list's records: two at a time share a millisecond, so pages split such pairs. */
+const createdAtOf = (i: number) => new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 2)).toISOString();
 
 export function credentialStoreContract(t: Test, factory: StoreFactory, time: StoreTime = realTime): void {
   t.test('clients: create, get, list, delete', async (t) => {
     const store = await factory(t);
     const a = clientRecord();
-    const b = clientRecord({ accountId: null, scopes: ['products'] });
+    const b = clientRecord({ accountId: null, scopes: ['products'], createdAt: '2026-01-02T00:00:00.000Z' });
     t.equal(await store.createClient(a), true);
     t.equal(await store.createClient(b), true);
     t.equal(await store.createClient({ ...a, name: 'other' }), false, 'an existing client id is not overwritten');
     t.same(await store.getClient(a.clientId), a);
     t.equal(await store.getClient(randomUUID()), null);
-    t.same(await store.listClients({ limit: 10 }), { items: [a, b].sort(byId), nextCursor: null }, 'ordered by id');
+    t.same(await store.listClients({ limit: 10 }), { items: [b, a], nextCursor: null }, 'newest first');
     t.equal(await store.deleteClient(a.clientId), true);
     t.equal(await store.deleteClient(a.clientId), false, 'a second delete finds nothing');
     t.equal(await store.getClient(a.clientId), null);
@@ -264,7 +268,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.same(await store.getServiceAccount(a.id), a);
     t.equal(await store.getServiceAccount(randomUUID()), null);
     t.equal(await store.getServiceAccount(a.accessId), null, 'the Access ID is not a management id');
-    t.same(await store.listServiceAccounts({ limit: 10 }), { items: [a, b].sort(byId), nextCursor: null }, 'ordered by id');
+    t.same(await store.listServiceAccounts({ limit: 10 }), { items: [a, b].sort(inListOrder), nextCursor: null }, 'in list order');
     t.equal(await store.deleteServiceAccount(a.id), true);
     t.equal(await store.deleteServiceAccount(a.id), false);
     t.equal(await store.getServiceAccount(a.id), null);
@@ -304,7 +308,7 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal((await store.findServiceAccountByAccessId(expiring.accessId))?.expiresAt, '2031-05-01T12:00:00.000Z');
     t.equal((await store.serviceAccountForRequest(expiring.accessId, 'n')).account?.expiresAt, '2031-05-01T12:00:00.000Z', 'the hot-path read carries it');
     t.equal((await store.getServiceAccount(never.id))?.expiresAt, null);
-    t.same((await store.listServiceAccounts({ limit: 10 })).items, [expiring, never].sort(byId));
+    t.same((await store.listServiceAccounts({ limit: 10 })).items, [expiring, never].sort(inListOrder));
   });
 
   t.test('service account keys: add a second key, refuse a third or a duplicate, remove any but the last', async (t) => {
@@ -393,15 +397,15 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(await store.findServiceAccountByAccessId(a.accessId), null, 'a deleted account is not found');
   });
 
-  t.test('lists come in pages by id: every record once, nextCursor null at the end', async (t) => {
+  t.test('lists come in pages, newest first: every record once, nextCursor null at the end', async (t) => {
     const store = await factory(t);
-    const clients = Array.from({ length: 7 }, () => clientRecord());
-    const accounts = Array.from({ length: 7 }, () => serviceAccountRecord());
+    const clients = Array.from({ length: 7 }, (_, i) => clientRecord({ createdAt: createdAtOf(i) }));
+    const accounts = Array.from({ length: 7 }, (_, i) => serviceAccountRecord({ createdAt: createdAtOf(i) }));
     for (const c of clients) await store.createClient(c);
     for (const a of accounts) await store.createServiceAccount(a);
     for (const [what, list, all] of [
-      ['clients', (p: PageRequest) => store.listClients(p), clients.sort(byId)],
-      ['service accounts', (p: PageRequest) => store.listServiceAccounts(p), accounts.sort(byId)],
+      ['clients', (p: PageRequest) => store.listClients(p), clients.sort(inListOrder)],
+      ['service accounts', (p: PageRequest) => store.listServiceAccounts(p), accounts.sort(inListOrder)],
     ] as const) {
       const pages: unknown[][] = [];
       let cursor: string | undefined;
@@ -412,18 +416,22 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
         t.type(page.nextCursor, 'string');
         cursor = page.nextCursor;
       }
-      t.same(pages, [all.slice(0, 3), all.slice(3, 6), all.slice(6)], `${what}: three pages in id order`);
+      t.same(pages, [all.slice(0, 3), all.slice(3, 6), all.slice(6)], `${what}: three pages in list order`);
       t.same(await list({ limit: 7 }), { items: all, nextCursor: null }, `${what}: a page that holds the rest is the last`);
       const first = await list({ limit: 2 });
       t.same(first.items, all.slice(0, 2));
-      t.same((await list({ limit: 2, cursor: first.nextCursor! })).items, all.slice(2, 4), `${what}: the cursor continues after the last id`);
+      t.same((await list({ limit: 2, cursor: first.nextCursor! })).items, all.slice(2, 4), `${what}: the cursor continues after the last entry`);
     }
     // Changes between pages: a deleted record is skipped, later ones are not repeated or lost.
     const first = await store.listClients({ limit: 3 });
     await store.deleteClient(clients[3]!.clientId);
     t.same((await store.listClients({ limit: 3, cursor: first.nextCursor! })).items, clients.slice(4, 7), 'a record deleted between pages is skipped');
-    const five = await store.listClients({ limit: 5 });
-    t.same(await store.listClients({ limit: 1, cursor: five.nextCursor! }), { items: [clients[6]], nextCursor: null }, 'the last page ends the list');
+    // The cursor's own entry deleted: the next page still starts after it, in its millisecond too.
+    const two = await store.listClients({ limit: 2 });
+    await store.deleteClient(clients[1]!.clientId);
+    t.same((await store.listClients({ limit: 2, cursor: two.nextCursor! })).items, [clients[2], clients[4]], 'a deleted cursor entry still marks the place');
+    const four = await store.listClients({ limit: 4 });
+    t.same(await store.listClients({ limit: 1, cursor: four.nextCursor! }), { items: [clients[6]], nextCursor: null }, 'the last page ends the list');
   });
 
   t.test('serviceAccountForRequest: the account and whether the nonce was used; writes nothing', async (t) => {

@@ -83,7 +83,7 @@ for (const [kind, make] of [
     const account = make();
     setup.proxy.holdFrom((chunk) => chunk.includes(`sa:{${account.accessId}}`));
     await t.rejects(setup.held.createServiceAccount(account), StoreUnavailableError);
-    t.equal(await setup.redis.zscore(setup.keys.accountIndex, account.id), '0', 'the index entry came first');
+    t.equal(await setup.redis.zscore(setup.keys.accountIndex, account.id), String(Date.parse(account.createdAt)), 'the index entry came first');
     const report = await setup.store.repairIndexes(SETTLE);
     t.equal(report.serviceAccounts.indexRemoved, 1, 'the entry without a record is removed');
     t.equal(report.serviceAccounts.listed, 1);
@@ -109,7 +109,7 @@ t.test('service account: a create whose first write (its index entry) lands late
   setup.proxy.holdFrom();
   await t.rejects(setup.held.createServiceAccount(account), StoreUnavailableError);
   await releaseAndSettle(setup);
-  t.equal(await setup.redis.zscore(setup.keys.accountIndex, account.id), '0', 'the entry landed');
+  t.equal(await setup.redis.zscore(setup.keys.accountIndex, account.id), String(Date.parse(account.createdAt)), 'the entry landed');
   t.same(await seen(setup.store, account), { verifies: false, listed: false, byId: false }, 'lists skip it');
   const report = await setup.store.repairIndexes(SETTLE);
   t.equal(report.serviceAccounts.indexRemoved, 1);
@@ -221,6 +221,30 @@ t.test('a repair runs while requests go on: its SCAN and their scripts share the
   ]);
   t.same(uses, ['fresh', 'fresh', 'fresh', 'fresh', 'fresh']);
   t.equal(report.serviceAccounts.records, 1);
+});
+
+t.test('entries an older version scored 0 (listed by id) get their creation time, so lists put them in place', async (t) => {
+  const setup = await setUp(t);
+  const older = clientRecord({ createdAt: '2026-01-01T00:00:00.000Z' });
+  const newer = clientRecord({ createdAt: '2026-03-01T00:00:00.000Z' });
+  const account = alignedAccount();
+  for (const client of [older, newer]) await setup.store.createClient(client);
+  await setup.store.createServiceAccount(account);
+  for (const [index, id] of [
+    [setup.keys.clientIndex, older.clientId],
+    [setup.keys.clientIndex, newer.clientId],
+    [setup.keys.accountIndex, account.id],
+  ] as const)
+    await setup.redis.zadd(index, 0, id);
+  const report = await setup.store.repairIndexes(SETTLE);
+  t.same([report.clients.indexRemoved, report.serviceAccounts.indexRemoved], [0, 0], 'nothing removed');
+  t.equal(await setup.redis.zscore(setup.keys.clientIndex, newer.clientId), String(Date.parse(newer.createdAt)));
+  t.equal(await setup.redis.zscore(setup.keys.accountIndex, account.id), String(Date.parse(account.createdAt)));
+  t.same(
+    (await setup.store.listClients({ limit: 10 })).items.map((c) => c.clientId),
+    [newer.clientId, older.clientId],
+    'newest first',
+  );
 });
 
 t.test('a repair stops when its store closes', async (t) => {

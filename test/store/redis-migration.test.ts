@@ -81,10 +81,11 @@ t.test('a store opened on the first layout moves it, and serves everything from 
   const store = open();
   await store.connect();
   t.same(store.migration?.moved, { clients: 3, serviceAccounts: 3, nonces: 1, failureCounters: 1 });
+  // Created in one millisecond (and moved with score 0 until the start-up repair scores them): by id, descending.
   const byId =
     <T>(id: (x: T) => string) =>
     (x: T, y: T) =>
-      id(x) < id(y) ? -1 : 1;
+      id(x) > id(y) ? -1 : 1;
   const used = { ...data.accounts[0]!, lastUsedAt: '2026-01-02T00:00:00.000Z', lastUsedIp: '10.9.9.9' };
   const accounts = [used, ...data.accounts.slice(1)].sort(byId((a) => a.id));
   t.same(await store.listClients({ limit: 10 }), { items: [...data.clients].sort(byId((c) => c.clientId)), nextCursor: null });

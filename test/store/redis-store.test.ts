@@ -2,6 +2,7 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { encodeCursor, positionOf } from '../../gateway/store/page-cursor.js';
 import { RedisKeys } from '../../gateway/store/redis-keys.js';
 import { RedisCredentialStore } from '../../gateway/store/redis-store.js';
 import { until } from '../helpers/poll.js';
@@ -110,15 +111,16 @@ t.test('an index entry whose record is gone (a delete cut short) is skipped by l
     await deleteKeysWithPrefix(prefix);
   });
   const keys = new RedisKeys(prefix);
-  const [a, b] = [serviceAccountRecord(), serviceAccountRecord()].sort((x, y) => (x.id < y.id ? -1 : 1));
-  const [c, d] = [clientRecord(), clientRecord()].sort((x, y) => (x.clientId < y.clientId ? -1 : 1));
+  // Created in one millisecond: listed by id, descending.
+  const [a, b] = [serviceAccountRecord(), serviceAccountRecord()].sort((x, y) => (x.id > y.id ? -1 : 1));
+  const [c, d] = [clientRecord(), clientRecord()].sort((x, y) => (x.clientId > y.clientId ? -1 : 1));
   for (const account of [a!, b!]) await store.createServiceAccount(account);
   for (const client of [c!, d!]) await store.createClient(client);
   // What a crash between deleting the records and their index entries leaves behind.
   await redis.del(keys.account(a!.accessId), keys.client(c!.clientId));
   t.same(
     await store.listServiceAccounts({ limit: 1 }),
-    { items: [], nextCursor: Buffer.from(a!.id).toString('base64url') },
+    { items: [], nextCursor: encodeCursor(positionOf(a!.id, a!.createdAt)) },
     'a page may come out short, and says more follow',
   );
   t.same(await store.listServiceAccounts({ limit: 10 }), { items: [b], nextCursor: null });

@@ -1,4 +1,4 @@
-// Admin lists come in pages: `limit` (default 100, at most 1000) and the opaque `cursor`
+// Admin lists come newest first, in pages: `limit` (default 100, at most 1000) and the opaque `cursor`
 // of the previous page's `next_cursor` (null at the end). Query parameters are declared as text:
 // request parts are never type-coerced (gateway/http/schema-validation.ts), so the pattern is the rule.
 import { Type, type Static } from 'typebox';

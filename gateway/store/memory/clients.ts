@@ -4,10 +4,10 @@
 import { rolledClient } from '../client-secret-roll.js';
 import { frozenClient } from '../frozen-records.js';
 import { NonceSet } from '../nonce-set.js';
-import { pageOf } from '../page-cursor.js';
+import { pageOf, positionOf } from '../page-cursor.js';
 import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { MemoryContext } from './context.js';
-import { idsAfter } from './paging.js';
+import { positionsAfter } from './paging.js';
 import type { Snapshot } from './snapshot-file.js';
 
 export class MemoryClientStore implements ClientStore {
@@ -63,10 +63,13 @@ export class MemoryClientStore implements ClientStore {
   }
 
   async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
-    const ids = idsAfter(this.clients.keys(), page);
+    const positions = positionsAfter(
+      Array.from(this.clients.values(), (c) => positionOf(c.clientId, c.createdAt)),
+      page,
+    );
     return pageOf(
-      ids,
-      ids.slice(0, page.limit).map((id) => structuredClone(this.clients.get(id)!)),
+      positions,
+      positions.slice(0, page.limit).map(({ id }) => structuredClone(this.clients.get(id)!)),
       page.limit,
     );
   }

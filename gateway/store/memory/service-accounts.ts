@@ -3,7 +3,7 @@
 // anywhere: on one thread, no other change can come in between.
 import { frozenAccount } from '../frozen-records.js';
 import { NonceSet } from '../nonce-set.js';
-import { pageOf } from '../page-cursor.js';
+import { pageOf, positionOf } from '../page-cursor.js';
 import { addingKey, removingKey } from '../service-account-keys.js';
 import type {
   KeyAddOutcome,
@@ -20,7 +20,7 @@ import type {
   SignedRequestState,
 } from '../types.js';
 import type { MemoryContext } from './context.js';
-import { idsAfter } from './paging.js';
+import { positionsAfter } from './paging.js';
 import type { Snapshot } from './snapshot-file.js';
 
 export class MemoryServiceAccountStore implements ServiceAccountStore {
@@ -73,10 +73,13 @@ export class MemoryServiceAccountStore implements ServiceAccountStore {
   }
 
   async listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>> {
-    const ids = idsAfter(this.accessIdById.keys(), page);
+    const positions = positionsAfter(
+      Array.from(this.accountsByAccessId.values(), (a) => positionOf(a.id, a.createdAt)),
+      page,
+    );
     return pageOf(
-      ids,
-      ids.slice(0, page.limit).map((id) => structuredClone(this.accountsByAccessId.get(this.accessIdById.get(id)!)!)),
+      positions,
+      positions.slice(0, page.limit).map(({ id }) => structuredClone(this.accountsByAccessId.get(this.accessIdById.get(id)!)!)),
       page.limit,
     );
   }

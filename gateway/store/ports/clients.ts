@@ -64,7 +64,7 @@ export interface ClientStore {
   /** Creates the client; false when the id already exists. */
   createClient(client: ClientRecord): Promise<boolean>;
   getClient(clientId: string): Promise<ClientRecord | null>;
-  /** Clients ordered by client id; at most page.limit records read per call. */
+  /** Clients newest first (page-cursor.ts); at most page.limit records read per call. */
   listClients(page: PageRequest): Promise<Page<ClientRecord>>;
   deleteClient(clientId: string): Promise<boolean>;
   /**

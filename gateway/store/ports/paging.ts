@@ -1,4 +1,5 @@
-// Paged lists: the admin API reads clients and service accounts a page at a time, in id order.
+// Paged lists: the admin API reads clients and service accounts a page at a time, newest first
+// (page-cursor.ts).
 
 /** One page of a list, in a stable order; nextCursor is null on the last page. */
 export interface Page<T> {

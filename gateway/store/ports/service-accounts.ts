@@ -92,7 +92,7 @@ export interface ServiceAccountStore {
   /** Creates the account; false when its id or Access ID already exists. */
   createServiceAccount(account: ServiceAccountRecord): Promise<boolean>;
   getServiceAccount(id: string): Promise<ServiceAccountRecord | null>;
-  /** Accounts ordered by management id; at most page.limit records read per call. */
+  /** Accounts newest first (page-cursor.ts); at most page.limit records read per call. */
   listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>>;
   /** The account behind a full Access ID (the admin API's ?access_id= lookup). */
   findServiceAccountByAccessId(accessId: string): Promise<ServiceAccountRecord | null>;

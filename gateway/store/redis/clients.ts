@@ -4,12 +4,12 @@
 import { createHash } from 'node:crypto';
 import { rolledClient } from '../client-secret-roll.js';
 import { createListed } from '../listed-create.js';
-import { pageOf } from '../page-cursor.js';
+import { pageOf, positionOf } from '../page-cursor.js';
 import { MAX_REPLACE_ATTEMPTS, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
 import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { RedisStoreConnection } from './connection.js';
-import { idsAfter, mgetGroups } from './reads.js';
+import { mgetGroups, positionsAfter } from './reads.js';
 
 export class RedisClientStore implements ClientStore {
   constructor(private readonly connection: RedisStoreConnection) {}
@@ -18,7 +18,9 @@ export class RedisClientStore implements ClientStore {
     const { redis, keys } = this.connection;
     const { clientId } = client;
     return this.connection.guard(() =>
-      createListed(redis, keys.clientIndex, clientId, [[[keys.client(clientId), keys.clientVoid(clientId), JSON.stringify(client)]]]),
+      createListed(redis, keys.clientIndex, positionOf(clientId, client.createdAt), [
+        [[keys.client(clientId), keys.clientVoid(clientId), JSON.stringify(client)]],
+      ]),
     );
   }
 
@@ -29,18 +31,18 @@ export class RedisClientStore implements ClientStore {
 
   async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
     const { redis, keys } = this.connection;
-    const [ids, raws] = await this.connection.guard(async () => {
-      const ids = await idsAfter(redis, keys.clientIndex, page);
+    const [positions, raws] = await this.connection.guard(async () => {
+      const positions = await positionsAfter(redis, keys.clientIndex, page);
       return [
-        ids,
+        positions,
         await mgetGroups(
           redis,
-          ids.slice(0, page.limit).map((id) => [keys.client(id)]),
+          positions.slice(0, page.limit).map(({ id }) => [keys.client(id)]),
         ),
       ] as const;
     });
     return pageOf(
-      ids,
+      positions,
       raws.map(([raw]) => (raw ? (JSON.parse(raw) as ClientRecord) : null)),
       page.limit,
     );

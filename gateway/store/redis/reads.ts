@@ -1,6 +1,6 @@
 // Reads shared by the Redis adapters: several slots' keys at once, and a page of a sorted-set index.
 import { Cluster } from 'ioredis';
-import { decodeCursor } from '../page-cursor.js';
+import { decodeCursor, listOrder, type ListPosition } from '../page-cursor.js';
 import type { RedisClient } from '../redis-connection.js';
 import type { PageRequest } from '../types.js';
 
@@ -21,8 +21,27 @@ export async function mgetGroups(redis: RedisClient, groups: string[][], mayFail
   return groups.map((group) => group.map(() => flat[next++] ?? null));
 }
 
-/** Up to limit + 1 ids of a sorted-set index after the page's cursor (the extra one says more follow). */
-export function idsAfter(redis: RedisClient, index: string, page: PageRequest): Promise<string[]> {
+/** Flat [member, score, ...] (WITHSCORES) as positions. */
+function positions(flat: string[]): ListPosition[] {
+  const out: ListPosition[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) out.push({ id: flat[i]!, createdMs: Number(flat[i + 1]) });
+  return out;
+}
+
+/**
+ * Up to limit + 1 entries of a sorted-set index (score: creation time in ms) after the page's
+ * cursor, in list order (the extra one says more follow). Entries of the cursor's own millisecond
+ * come first, those with a smaller id (compared here, as bytes: Lua's comparison follows Redis's
+ * locale); they are few, so all of them are read.
+ */
+export async function positionsAfter(redis: RedisClient, index: string, page: PageRequest): Promise<ListPosition[]> {
   const after = decodeCursor(page.cursor);
-  return redis.zrangebylex(index, after === undefined ? '-' : `(${after}`, '+', 'LIMIT', 0, page.limit + 1);
+  if (after === undefined) return positions(await redis.zrevrange(index, 0, page.limit, 'WITHSCORES'));
+  const score = String(after.createdMs);
+  const [ties, older] = await Promise.all([
+    redis.zrevrangebyscore(index, score, score),
+    redis.zrevrangebyscore(index, `(${score}`, '-inf', 'WITHSCORES', 'LIMIT', 0, page.limit + 1),
+  ]);
+  const sameMs = ties.filter((id) => listOrder(after, { createdMs: after.createdMs, id }) < 0).map((id) => ({ id, createdMs: after.createdMs }));
+  return [...sameMs, ...positions(older)].slice(0, page.limit + 1);
 }

@@ -5,7 +5,7 @@
 import { sharesSlot } from '../account-ids.js';
 import { accessIdsOf } from '../account-pointers.js';
 import { createListed, DELETE_IF_EQUALS, DELETE_RECORD, type Claim } from '../listed-create.js';
-import { pageOf } from '../page-cursor.js';
+import { pageOf, positionOf } from '../page-cursor.js';
 import { addingKey, removingKey } from '../service-account-keys.js';
 import type {
   KeyAddOutcome,
@@ -24,7 +24,7 @@ import type {
 import { changeAccount } from './account-change.js';
 import type { RedisStoreConnection } from './connection.js';
 import { consumeNonce, serviceAccountForRequest } from './signed-requests.js';
-import { idsAfter, mgetGroups } from './reads.js';
+import { mgetGroups, positionsAfter } from './reads.js';
 import { withUsage, type StoredServiceAccount } from './stored-account.js';
 
 export class RedisServiceAccountStore implements ServiceAccountStore {
@@ -39,7 +39,7 @@ export class RedisServiceAccountStore implements ServiceAccountStore {
     const pointer: Claim = [keys.accountPointer(id), keys.accountPointerVoid(id), accessId];
     const record: Claim = [keys.account(accessId), keys.accountVoid(accessId), JSON.stringify(stored)];
     const steps = sharesSlot(id, accessId) ? [[pointer, record]] : [[pointer], [record]];
-    return this.connection.guard(() => createListed(this.connection.redis, keys.accountIndex, id, steps));
+    return this.connection.guard(() => createListed(this.connection.redis, keys.accountIndex, positionOf(id, account.createdAt), steps));
   }
 
   /** The Access IDs behind ids (null: none), found without the list index (account-pointers.ts). */
@@ -71,10 +71,10 @@ export class RedisServiceAccountStore implements ServiceAccountStore {
   }
 
   async listServiceAccounts(page: PageRequest): Promise<Page<ServiceAccountRecord>> {
-    const ids = await this.connection.guard(() => idsAfter(this.connection.redis, this.connection.keys.accountIndex, page));
-    const accessIds = await this.connection.guard(() => this.accessIdsOf(ids.slice(0, page.limit)));
+    const positions = await this.connection.guard(() => positionsAfter(this.connection.redis, this.connection.keys.accountIndex, page));
+    const accessIds = await this.connection.guard(() => this.accessIdsOf(positions.slice(0, page.limit).map(({ id }) => id)));
     const accounts = await this.loadByAccessIds(accessIds.filter((a): a is string => a !== null));
-    return pageOf(ids, accounts, page.limit);
+    return pageOf(positions, accounts, page.limit);
   }
 
   async deleteServiceAccount(id: string): Promise<boolean> {
