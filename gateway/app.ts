@@ -30,7 +30,7 @@ import { loadPolicies, type Policy } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
 import { Lifecycle } from './process/lifecycle.js';
 import { SignatureAuthenticator } from './pipeline/authenticate/signature/signature-authenticator.js';
-import { UsageRecorder } from './service-accounts/usage-recorder.js';
+import { UsageRecorder } from './store/usage-recorder.js';
 import { openStoreRuntime } from './ops/store-runtime.js';
 import { observeListenerLoad } from './http/listener-metrics.js';
 import { missingResponseSigningKey, registerResponseSigning } from './pipeline/response-signing.js';
@@ -120,6 +120,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     dpop,
     dpopRequired: settings.oauthProfile === 'fapi2',
     tokenEndpointUrl: tokenEndpointUrl(settings.issuer),
+    usage,
   };
   await publicApp.register(async (scope) => {
     // The OAuth forms carry an id, a secret, a scope or a token: a few kilobytes, not a banking body.
@@ -144,6 +145,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     },
     onAllowed: ({ principal, request }) => {
       if (principal.kind === 'service-account') usage.record(principal.account.accessId, request.clientAddress, principal.fingerprint);
+      else usage.recordClient(principal.clientId);
     },
   };
   const responseSigning = registerResponseSigning(publicApp, settings, bodyBudget);

@@ -23,7 +23,9 @@ import {
   ClientListSchema,
   ClientParamsSchema,
   ClientSchema,
+  ClientWithUseSchema,
   CreatedClientSchema,
+  type ClientWithUseView,
   RolledSecretSchema,
   SecretRollInputSchema,
   clientUpdateSchema,
@@ -37,7 +39,7 @@ import { PageQuerySchema } from './schemas/paging.js';
 import { described } from '../http/schema-helpers.js';
 import { vocabularyBodyValidator } from './vocabulary-body.js';
 
-export type { ClientView, CreatedClientView, RolledSecretView } from './schemas/clients.js';
+export type { ClientView, ClientWithUseView, CreatedClientView, RolledSecretView } from './schemas/clients.js';
 
 /** The client as the admin API shows it: never the secret hash. */
 export function publicClient(client: ClientRecord): ClientView {
@@ -84,6 +86,11 @@ export function registerClientRoutes(
   profile: OAuthProfile,
 ): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  /** The clients as shown and listed: with their last uses, read in one step. */
+  const withLastUses = async (clients: ClientRecord[]): Promise<ClientWithUseView[]> => {
+    const lastUses = await store.clientLastUses(clients.map((client) => client.clientId));
+    return clients.map((client, i) => ({ ...publicClient(client), last_used_at: lastUses[i] ?? null }));
+  };
 
   app.post(
     '/admin/v1/clients',
@@ -145,7 +152,7 @@ export function registerClientRoutes(
     },
     async (request) => {
       const { items, nextCursor } = await store.listClients(pageRequest(request.query));
-      return { clients: items.map(publicClient), next_cursor: nextCursor };
+      return { clients: await withLastUses(items), next_cursor: nextCursor };
     },
   );
 
@@ -157,13 +164,13 @@ export function registerClientRoutes(
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: ClientParamsSchema,
-        response: { 200: described(ClientSchema, 'The client.'), ...adminErrors({ 404: usual(404) }) },
+        response: { 200: described(ClientWithUseSchema, 'The client.'), ...adminErrors({ 404: usual(404) }) },
       },
     },
     async (request) => {
       const client = await store.getClient(request.params.client_id);
       if (!client) throw new GatewayError('not_found', NOT_FOUND);
-      return publicClient(client);
+      return (await withLastUses([client]))[0]!;
     },
   );
 

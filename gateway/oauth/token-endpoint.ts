@@ -6,6 +6,7 @@ import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { Address } from '../net/cidr.js';
 import type { Vocabulary } from '../policy/vocabulary.js';
 import type { ClientRecord } from '../store/types.js';
+import type { UsageRecorder } from '../store/usage-recorder.js';
 import type { AccessTokens } from './access-tokens.js';
 import { clientCredentialsOf, formFields, type ClientAuthenticator, type FormFields } from './client-authentication.js';
 import type { DpopProofs } from './dpop.js';
@@ -24,6 +25,8 @@ export interface OAuthDependencies {
   dpopRequired: boolean;
   /** The token endpoint's URL as the metadata publishes it: what a DPoP proof's htu must be. */
   tokenEndpointUrl: string;
+  /** Records that a client got a token (its "last used"). */
+  usage: Pick<UsageRecorder, 'recordClient'>;
 }
 
 function checkGrantType(fields: FormFields): void {
@@ -77,6 +80,7 @@ export function registerTokenEndpoint(app: FastifyInstance, deps: OAuthDependenc
     if (checkedProof !== undefined) await deps.dpop.consume(client.clientId, checkedProof, true);
     const { token } = await deps.tokens.issue(client, scopes, checkedProof?.jkt);
     deps.metrics.tokensIssued.inc();
+    deps.usage.recordClient(client.clientId);
     const tokenType = checkedProof === undefined ? 'Bearer' : 'DPoP';
     // The nonce the client's next proofs (to the routes too) are to carry.
     const nonce = checkedProof === undefined ? undefined : deps.dpop.freshNonce();

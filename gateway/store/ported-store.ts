@@ -3,7 +3,7 @@
 // forwarded here, once.
 import type { RateLimitDecision, RateQuota } from './gcra.js';
 import type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
-import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
+import type { BearerState, ClientChange, ClientRecord, ClientStore, ClientUse, OneTimeJwt } from './ports/clients.js';
 import type { Page, PageRequest } from './ports/paging.js';
 import type {
   KeyAddOutcome,
@@ -61,6 +61,12 @@ export abstract class PortedStore implements ClientStore, ServiceAccountStore, S
   }
   retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
     return this.ports.clients.retireSigningKey(kid, untilSeconds);
+  }
+  recordClientUse(uses: readonly ClientUse[]): Promise<void> {
+    return this.ports.clients.recordClientUse(uses);
+  }
+  clientLastUses(clientIds: readonly string[]): Promise<(string | null)[]> {
+    return this.ports.clients.clientLastUses(clientIds);
   }
 
   // Service accounts

@@ -4,6 +4,7 @@
 // separate keys, never touched in the same command as a record (that would be CROSSSLOT).
 //
 //   <p>client:{<clientId>}                 client record (JSON)
+//   <p>client:{<clientId>}:used            last use (ISO 8601 time), deleted with the record
 //   <p>client:{<clientId>}:revoked:<jti>   revocation mark, expires with the token
 //   <p>client:{<clientId>}:assertion:<h>  a used client assertion (h: SHA-256 of its jti), expires with it
 //   <p>client:{<clientId>}:dpop:<h>       a used DPoP proof made with the client's key (h: SHA-256 of its jti)
@@ -53,6 +54,10 @@ export class RedisKeys {
 
   client(clientId: string): string {
     return credentialKey(this.prefix, 'client', clientId);
+  }
+
+  clientUsage(clientId: string): string {
+    return credentialKey(this.prefix, 'client', clientId, 'used');
   }
 
   revoked(clientId: string, jti: string): string {

@@ -24,6 +24,15 @@ local result = consume()
 local info = redis.call('INFO', 'replication')
 return {result, string.match(info, 'master_replid:(%x+)') or '', string.match(info, 'master_replid2:(%x+)') or ''}`;
 
+// KEYS: client record, its last-use key. ARGV: when (epoch ms: compared as a number, since Lua
+// compares text by Redis's locale). Kept only for an existing client, and only when later.
+export const RECORD_CLIENT_USE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local previous = tonumber(redis.call('GET', KEYS[2]) or '')
+if previous and previous >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+return 1`;
+
 // KEYS: account record, its usage. ARGV: when (ISO 8601), from where, the fingerprint of the key
 // that verified. Skips deleted accounts. The usage keeps each held key's last use (keys), dropping
 // the entries of keys the account no longer holds.

@@ -12,7 +12,7 @@ import type { ServiceAccountStore } from './ports/service-accounts.js';
 import type { SessionStore } from './ports/sessions.js';
 import type { SharedValues } from './ports/shared-values.js';
 
-export type { BearerState, ClientAuthMethod, ClientChange, ClientKey, ClientRecord, ClientStore, OneTimeJwt } from './ports/clients.js';
+export type { BearerState, ClientAuthMethod, ClientChange, ClientKey, ClientRecord, ClientStore, ClientUse, OneTimeJwt } from './ports/clients.js';
 export { CLIENT_AUTH_METHODS } from './ports/clients.js';
 export type { AttemptLimit, AttemptReservation, CounterStore } from './ports/counters.js';
 export type { CredentialCounts, PersistenceReport, RepairOptions, RepairReport, StoreLifecycle } from './ports/lifecycle.js';

@@ -1,7 +1,8 @@
-// Admin API for OAuth clients: create (secret shown once), list, show, delete; validation errors
-// name the field; nothing is half-written.
+// Admin API for OAuth clients: create (secret shown once), list, show, delete, last use; validation
+// errors name the field; nothing is half-written.
 import t from 'tap';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { accessToken, createClient, tokenRequest } from '../helpers/oauth.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -51,6 +52,7 @@ t.test('create: 201 with the secret, once', async (t) => {
     jwks: null,
     dpop_bound_access_tokens: false,
     created_at: created.created_at,
+    last_used_at: null,
   };
   const list = await admin(tg, 'GET', '/admin/v1/clients');
   t.equal(list.statusCode, 200);
@@ -147,4 +149,39 @@ t.test('show and delete; unknown ids get 404 not_found', async (t) => {
   );
   const unknownPath = await admin(tg, 'GET', '/admin/v1/nothing');
   t.equal(unknownPath.statusCode, 404);
+});
+
+t.test('last use: a token issued or a request allowed, written in batches, shown and listed', async (t) => {
+  const tg = await startTestGateway(t);
+  const tokenUser = await createClient(tg, ['sales']);
+  const bearerUser = await createClient(tg, ['sales']);
+  const idle = await createClient(tg, ['sales']);
+  const token = await accessToken(tg, bearerUser);
+  const before = Date.now();
+  t.equal((await admin(tg, 'GET', `/admin/v1/clients/${idle.client_id}`)).json().last_used_at, null, 'a new client: never');
+  t.equal(
+    (await tokenRequest(tg, { grant_type: 'client_credentials', client_id: tokenUser.client_id, client_secret: tokenUser.client_secret })).statusCode,
+    200,
+  );
+  const sales = await tg.gateway.publicApp.inject({ method: 'GET', url: '/v1/sales/1', headers: { authorization: `Bearer ${token}` } });
+  t.equal(sales.statusCode, 200);
+  t.equal((await admin(tg, 'GET', `/admin/v1/clients/${tokenUser.client_id}`)).json().last_used_at, null, 'no write on the request path');
+  // Written every few seconds (usage-recorder.test.ts) and when the gateway stops: stop it, and read
+  // through a second instance on the same store.
+  await tg.gateway.close();
+  const other = await startTestGateway(t, { redisPrefix: tg.redisPrefix });
+  const listed = new Map(
+    (await admin(other, 'GET', '/admin/v1/clients'))
+      .json<{ clients: Array<{ client_id: string; last_used_at: string | null }> }>()
+      .clients.map((c) => [c.client_id, c.last_used_at]),
+  );
+  for (const [what, client] of [
+    ['a token issued', tokenUser],
+    ['a Bearer request allowed', bearerUser],
+  ] as const) {
+    const at = Date.parse(listed.get(client.client_id) ?? '');
+    t.ok(at >= before - 1000 && at <= Date.now(), `${what}: listed with the time of its last use`);
+    t.equal((await admin(other, 'GET', `/admin/v1/clients/${client.client_id}`)).json().last_used_at, listed.get(client.client_id), `${what}: shown too`);
+  }
+  t.equal(listed.get(idle.client_id), null, 'an unused client: null');
 });

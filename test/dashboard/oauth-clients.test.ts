@@ -73,6 +73,17 @@ t.test('an OAuth client created in the dashboard gets a token until it is delete
   await row.waitFor();
   t.match(await row.textContent(), /productssales/);
   t.match(await row.getByRole('cell').first().textContent(), /^Storefront backendresource server$/, 'the list marks the resource server');
+  t.equal((await page.locator('thead th').allTextContents())[6], 'Last used');
+  // Its token request is recorded within seconds; recorded at once here, then the list again.
+  const usedAt = new Date().toISOString();
+  await lg.gateway.store.recordClientUse([{ clientId, at: usedAt }]);
+  await page.reload();
+  const lastUsed = page
+    .getByRole('row', { name: /Storefront backend/ })
+    .getByRole('cell')
+    .nth(6)
+    .locator('time');
+  t.ok(Date.parse((await lastUsed.getAttribute('datetime'))!) >= Date.parse(usedAt), 'the list shows its last use');
   t.notOk((await page.content()).includes(clientSecret), 'the secret is not in the list');
   await screenshot(page, 'oauth-clients');
 

@@ -397,6 +397,30 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.equal(await store.findServiceAccountByAccessId(a.accessId), null, 'a deleted account is not found');
   });
 
+  t.test("clients' last use: the latest kept, only for a client that exists, gone with the client", async (t) => {
+    const store = await factory(t);
+    const [a, b] = [clientRecord(), clientRecord()];
+    for (const c of [a, b]) await store.createClient(c);
+    const ghost = randomUUID();
+    t.same(await store.clientLastUses([a.clientId, b.clientId]), [null, null], 'never used');
+    await store.recordClientUse([
+      { clientId: a.clientId, at: '2026-02-01T10:00:00.000Z' },
+      { clientId: ghost, at: '2026-02-01T10:00:00.000Z' },
+    ]);
+    await store.recordClientUse([{ clientId: a.clientId, at: '2026-02-01T09:00:00.000Z' }]);
+    t.same(
+      await store.clientLastUses([a.clientId, b.clientId, ghost]),
+      ['2026-02-01T10:00:00.000Z', null, null],
+      'an earlier use (another instance, late) does not win; an unknown client gets none',
+    );
+    await store.recordClientUse([{ clientId: a.clientId, at: '2026-02-01T11:30:00.123Z' }]);
+    t.same(await store.clientLastUses([a.clientId]), ['2026-02-01T11:30:00.123Z'], 'a later one does');
+    t.equal(await store.deleteClient(a.clientId), true);
+    t.same(await store.clientLastUses([a.clientId]), [null], 'deleted with the client');
+    t.equal(await store.createClient(a), true);
+    t.same(await store.clientLastUses([a.clientId]), [null], 'a client created again under that id starts unused');
+  });
+
   t.test('lists come in pages, newest first: every record once, nextCursor null at the end', async (t) => {
     const store = await factory(t);
     const clients = Array.from({ length: 7 }, (_, i) => clientRecord({ createdAt: createdAtOf(i) }));

@@ -38,7 +38,7 @@ export function oauthClientsTab(panel, vocabulary) {
         'Credentials for the public API. A client exchanges its client ID and secret, or an assertion signed with its key, at /v1/oauth/token for a token that carries the client’s scopes.',
       load: pageLoader(tab.path, 'clients'),
       empty: { title: 'No OAuth clients yet', text: 'Create a client for each application that calls the public API, with only the scopes it needs.' },
-      columns: ['Name', 'Client ID', 'Scopes', 'Authentication', 'Account', 'Created'],
+      columns: ['Name', 'Client ID', 'Scopes', 'Authentication', 'Account', 'Created', 'Last used'],
       row: clientRow,
       notice,
     });
@@ -54,6 +54,7 @@ export function oauthClientsTab(panel, vocabulary) {
       h('td', {}, authenticationCell(client)),
       h('td', {}, client.account_id ?? h('span', { class: 'muted' }, '—')),
       h('td', {}, timeElement(client.created_at)),
+      h('td', {}, client.last_used_at ? timeElement(client.last_used_at, 'relative') : h('span', { class: 'muted' }, 'Never')),
       deleteCell(tab, client.name, () => deleteClient(client), [
         rowButton(tab, client.name, 'Edit', () => showEdit(client)),
         keyBound(client)

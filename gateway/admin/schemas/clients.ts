@@ -110,8 +110,20 @@ export const CreatedClientSchema = Type.Object({
 /** A secret client's creation answer (a private_key_jwt client's is a ClientView: no secret). */
 export type CreatedClientView = ClientView & { client_secret: string };
 
+/** A client as it is shown and listed: with its last use. */
+export const ClientWithUseSchema = Type.Object({
+  ...ClientSchema.properties,
+  last_used_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When it last got a token or made an allowed request with one (recorded every few seconds); null: not since it was created.',
+    }),
+  ),
+});
+export type ClientWithUseView = Static<typeof ClientWithUseSchema>;
+
 export const ClientListSchema = Type.Object({
-  clients: Type.Array(ClientSchema),
+  clients: Type.Array(ClientWithUseSchema),
   next_cursor: NextCursorSchema,
 });
 

@@ -5,7 +5,7 @@ import { adminConnection, adminRequest, allPages, pageSize } from '../admin-clie
 import { usageError } from '../cli-error.js';
 import { ADMIN_OPTIONS, csv, PAGE_SIZE_OPTION, type Command } from '../command.js';
 import { printJson, printLine, printTable } from '../output.js';
-import type { ClientView, RolledSecretView } from '../../admin/clients-routes.js';
+import type { ClientView, ClientWithUseView, RolledSecretView } from '../../admin/clients-routes.js';
 import { escapeForTerminal } from './service-accounts.js';
 
 type Client = ClientView & { client_secret?: string };
@@ -87,7 +87,7 @@ export const clientCommands: Command[] = [
     usage: 'gatewayctl clients list [--page-size N] [--json]',
     options: { 'page-size': PAGE_SIZE_OPTION, ...ADMIN_OPTIONS },
     async run(values, _positionals, context) {
-      const clients = await allPages<Client>(adminConnection(values, context.env), '/admin/v1/clients', 'clients', pageSize(values['page-size']));
+      const clients = await allPages<ClientWithUseView>(adminConnection(values, context.env), '/admin/v1/clients', 'clients', pageSize(values['page-size']));
       if (values.json) return printJson(context, clients);
       printTable(
         context,
@@ -97,8 +97,9 @@ export const clientCommands: Command[] = [
           scopes: c.scopes.join(' '),
           resource_server: c.resource_server ? 'yes' : 'no',
           created: c.created_at,
+          last_used: c.last_used_at ?? 'never',
         })),
-        ['client_id', 'name', 'scopes', 'resource_server', 'created'],
+        ['client_id', 'name', 'scopes', 'resource_server', 'created', 'last_used'],
       );
     },
   },

@@ -5,7 +5,7 @@ import { rolledClient } from '../client-secret-roll.js';
 import { frozenClient } from '../frozen-records.js';
 import { NonceSet } from '../nonce-set.js';
 import { pageOf, positionOf } from '../page-cursor.js';
-import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientChange, ClientRecord, ClientStore, ClientUse, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { MemoryContext } from './context.js';
 import { positionsAfter } from './paging.js';
 import type { Snapshot } from './snapshot-file.js';
@@ -14,6 +14,8 @@ export class MemoryClientStore implements ClientStore {
   private readonly clients = new Map<string, ClientRecord>();
   /** jti -> expiry (epoch seconds). */
   private readonly revoked = new Map<string, number>();
+  /** Client id -> when it was last used (ISO 8601). */
+  private readonly lastUses = new Map<string, string>();
   /** Retired JWT signing key kid -> until when its tokens fail (epoch seconds). */
   private readonly retiredSigningKeys = new Map<string, number>();
 
@@ -32,13 +34,15 @@ export class MemoryClientStore implements ClientStore {
     for (const [id, c] of Object.entries(snapshot.clients ?? {})) this.clients.set(id, frozenClient(c));
     for (const [k, v] of Object.entries(snapshot.revoked ?? {})) this.revoked.set(k, v);
     for (const [k, v] of Object.entries(snapshot.retiredSigningKeys ?? {})) this.retiredSigningKeys.set(k, v);
+    for (const [k, v] of Object.entries(snapshot.clientUses ?? {})) this.lastUses.set(k, v);
   }
 
-  snapshot(): Pick<Snapshot, 'clients' | 'revoked' | 'retiredSigningKeys'> {
+  snapshot(): Pick<Snapshot, 'clients' | 'revoked' | 'retiredSigningKeys' | 'clientUses'> {
     return {
       clients: Object.fromEntries(this.clients),
       revoked: Object.fromEntries(this.revoked),
       retiredSigningKeys: Object.fromEntries(this.retiredSigningKeys),
+      clientUses: Object.fromEntries(this.lastUses),
     };
   }
 
@@ -76,6 +80,7 @@ export class MemoryClientStore implements ClientStore {
 
   async deleteClient(clientId: string): Promise<boolean> {
     const deleted = this.clients.delete(clientId);
+    this.lastUses.delete(clientId);
     if (deleted) this.context.persist();
     return deleted;
   }
@@ -125,5 +130,19 @@ export class MemoryClientStore implements ClientStore {
   async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
     this.retiredSigningKeys.set(kid, untilSeconds);
     this.context.persist();
+  }
+
+  async recordClientUse(uses: readonly ClientUse[]): Promise<void> {
+    let changed = false;
+    for (const { clientId, at } of uses) {
+      if (!this.clients.has(clientId) || (this.lastUses.get(clientId) ?? '') >= at) continue;
+      this.lastUses.set(clientId, at);
+      changed = true;
+    }
+    if (changed) this.context.persist();
+  }
+
+  async clientLastUses(clientIds: readonly string[]): Promise<(string | null)[]> {
+    return clientIds.map((id) => this.lastUses.get(id) ?? null);
   }
 }

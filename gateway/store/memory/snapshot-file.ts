@@ -15,6 +15,8 @@ export interface Snapshot {
   revoked: Record<string, number>;
   /** Absent in snapshots written before signing keys could be retired. */
   retiredSigningKeys?: Record<string, number>;
+  /** Client id -> last use (ISO 8601); absent in snapshots written before it was recorded. */
+  clientUses?: Record<string, string>;
 }
 
 /** A snapshot as any version wrote it. */

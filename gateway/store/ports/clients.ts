@@ -48,6 +48,12 @@ export interface ClientRecord {
 /** What an update may change of a client: its name, scopes and keys; the rest stays as created. */
 export type ClientChange = Partial<Pick<ClientRecord, 'name' | 'scopes' | 'jwks'>>;
 
+/** A client had a token issued or used it, at this time (ISO 8601). */
+export interface ClientUse {
+  clientId: string;
+  at: string;
+}
+
 export interface BearerState {
   /** Null when the client was deleted (or never existed): its tokens fail at once. */
   client: ClientRecord | null;
@@ -99,4 +105,8 @@ export interface ClientStore {
    * whatever key set an instance still holds.
    */
   retireSigningKey(kid: string, untilSeconds: number): Promise<void>;
+  /** Records each client's last use: kept only for a client that exists, and only when later than the one recorded. */
+  recordClientUse(uses: readonly ClientUse[]): Promise<void>;
+  /** When each client was last used (null: never, or no such client), in the order asked. */
+  clientLastUses(clientIds: readonly string[]): Promise<(string | null)[]>;
 }

@@ -3,11 +3,11 @@
 // and after it is gone on delete; readers skip an index entry whose record is gone.
 import { createHash } from 'node:crypto';
 import { rolledClient } from '../client-secret-roll.js';
-import { createListed } from '../listed-create.js';
+import { createListed, DELETE_RECORD } from '../listed-create.js';
 import { pageOf, positionOf } from '../page-cursor.js';
-import { MAX_REPLACE_ATTEMPTS, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
+import { MAX_REPLACE_ATTEMPTS, RECORD_CLIENT_USE, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
 import { StoreUnavailableError } from '../store-unavailable-error.js';
-import type { BearerState, ClientChange, ClientRecord, ClientStore, OneTimeJwt, Page, PageRequest } from '../types.js';
+import type { BearerState, ClientChange, ClientRecord, ClientStore, ClientUse, OneTimeJwt, Page, PageRequest } from '../types.js';
 import type { RedisStoreConnection } from './connection.js';
 import { mgetGroups, positionsAfter } from './reads.js';
 
@@ -49,10 +49,12 @@ export class RedisClientStore implements ClientStore {
   }
 
   async deleteClient(clientId: string): Promise<boolean> {
-    // The record first: its tokens fail from this moment. Its revocation marks expire on their own.
-    // Answered once the replicas have it too (also when it was already gone: an earlier attempt's).
+    // The record (and its last use) first: its tokens fail from this moment. Its revocation marks
+    // expire on their own. Answered once the replicas have it too (also when it was already gone:
+    // an earlier attempt's).
     const key = this.connection.keys.client(clientId);
-    const deleted = await this.connection.confirmed<number>(key, (pipeline) => pipeline.del(key));
+    const usage = this.connection.keys.clientUsage(clientId);
+    const deleted = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(DELETE_RECORD, 2, key, usage));
     await this.connection.guard(() => this.connection.redis.zrem(this.connection.keys.clientIndex, clientId));
     return deleted === 1;
   }
@@ -117,6 +119,25 @@ export class RedisClientStore implements ClientStore {
       revoked: (revoked ?? legacy?.[0] ?? null) !== null,
       signingKeyRetired: mark ? (mark[0] ?? null) !== null : null,
     };
+  }
+
+  async recordClientUse(uses: readonly ClientUse[]): Promise<void> {
+    const { redis, keys } = this.connection;
+    // One script per client (each in its own slot), sent together.
+    await this.connection.guard(() =>
+      Promise.all(uses.map(({ clientId, at }) => redis.eval(RECORD_CLIENT_USE, 2, keys.client(clientId), keys.clientUsage(clientId), Date.parse(at)))),
+    );
+  }
+
+  async clientLastUses(clientIds: readonly string[]): Promise<(string | null)[]> {
+    const { redis, keys } = this.connection;
+    const groups = await this.connection.guard(() =>
+      mgetGroups(
+        redis,
+        clientIds.map((id) => [keys.clientUsage(id)]),
+      ),
+    );
+    return groups.map(([ms]) => (ms && Number.isFinite(Number(ms)) ? new Date(Number(ms)).toISOString() : null));
   }
 
   async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {

@@ -1,7 +1,8 @@
-// Last-used time and address of service accounts, kept cheap: remembered in memory and written
-// to the store in one batch every few seconds, never as a write on the request path.
+// Last use of service accounts (time, address, key) and OAuth clients (time), kept cheap:
+// remembered in memory and written to the store in one batch every few seconds, never as a write
+// on the request path.
 import type { Address } from '../net/cidr.js';
-import type { CredentialStore, ServiceAccountUse } from '../store/types.js';
+import type { ClientUse, CredentialStore, ServiceAccountUse } from './types.js';
 
 /** A use as recorded on the request path: formatted only when it is written. */
 interface PendingUse {
@@ -14,7 +15,9 @@ interface PendingUse {
 export const USAGE_FLUSH_INTERVAL_MS = 5_000;
 
 export class UsageRecorder {
-  private pending = new Map<string, PendingUse>();
+  private pendingAccounts = new Map<string, PendingUse>();
+  /** Client id -> when (epoch ms). */
+  private pendingClients = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
   /** @param flushIntervalMs how often the pending uses are written (tests pass a short one). */
@@ -28,19 +31,28 @@ export class UsageRecorder {
 
   /** A use of the account with the key of this fingerprint. */
   record(accessId: string, address: Address | undefined, fingerprint: string): void {
-    this.pending.set(accessId, { at: Date.now(), address, fingerprint });
+    this.pendingAccounts.set(accessId, { at: Date.now(), address, fingerprint });
+  }
+
+  /** A token issued to the client, or a request with one of its tokens allowed. */
+  recordClient(clientId: string): void {
+    this.pendingClients.set(clientId, Date.now());
   }
 
   async flush(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const uses: ServiceAccountUse[] = [...this.pending].map(([accessId, use]) => ({
+    const accounts: ServiceAccountUse[] = Array.from(this.pendingAccounts, ([accessId, use]) => ({
       accessId,
       at: new Date(use.at).toISOString(),
       ip: use.address?.toString() ?? 'unknown',
       fingerprint: use.fingerprint,
     }));
-    this.pending = new Map();
-    await this.store.recordServiceAccountUse(uses);
+    const clients: ClientUse[] = Array.from(this.pendingClients, ([clientId, at]) => ({ clientId, at: new Date(at).toISOString() }));
+    this.pendingAccounts = new Map();
+    this.pendingClients = new Map();
+    await Promise.all([
+      accounts.length === 0 ? undefined : this.store.recordServiceAccountUse(accounts),
+      clients.length === 0 ? undefined : this.store.recordClientUse(clients),
+    ]);
   }
 
   async close(): Promise<void> {

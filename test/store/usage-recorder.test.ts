@@ -3,17 +3,21 @@
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAddress } from '../../gateway/net/cidr.js';
-import { UsageRecorder } from '../../gateway/service-accounts/usage-recorder.js';
-import type { CredentialStore, ServiceAccountUse } from '../../gateway/store/types.js';
+import { UsageRecorder } from '../../gateway/store/usage-recorder.js';
+import type { ClientUse, CredentialStore, ServiceAccountUse } from '../../gateway/store/types.js';
 import { until } from '../helpers/poll.js';
 
 const FLUSH_MS = 20;
 
 /** A store that only keeps the batches written to it. */
-function batchStore(): { store: CredentialStore; batches: ServiceAccountUse[][] } {
+function batchStore(): { store: CredentialStore; batches: ServiceAccountUse[][]; clientBatches: ClientUse[][] } {
   const batches: ServiceAccountUse[][] = [];
-  const store = { recordServiceAccountUse: async (uses: ServiceAccountUse[]) => void batches.push(uses) } as unknown as CredentialStore;
-  return { store, batches };
+  const clientBatches: ClientUse[][] = [];
+  const store = {
+    recordServiceAccountUse: async (uses: ServiceAccountUse[]) => void batches.push(uses),
+    recordClientUse: async (uses: ClientUse[]) => void clientBatches.push(uses),
+  } as unknown as CredentialStore;
+  return { store, batches, clientBatches };
 }
 
 t.test('uses are written in one batch per interval, the latest use of each account', async (t) => {
@@ -48,6 +52,22 @@ t.test('uses are written in one batch per interval, the latest use of each accou
     [{ accessId: 'access-b', ip: '10.0.0.7' }],
     'only what was used since the last batch',
   );
+});
+
+t.test("clients' uses: one entry per client in the interval's batch, the latest use", async (t) => {
+  const { store, batches, clientBatches } = batchStore();
+  const recorder = new UsageRecorder(store, FLUSH_MS);
+  t.teardown(() => recorder.close());
+  const before = Date.now();
+  for (const id of ['client-a', 'client-b', 'client-a']) recorder.recordClient(id);
+  t.same(clientBatches, [], 'nothing is written when a use is recorded');
+  await until(() => clientBatches.length > 0, 'a flush after one interval');
+  t.same(
+    clientBatches[0]!.map((use) => use.clientId),
+    ['client-a', 'client-b'],
+  );
+  for (const use of clientBatches[0]!) t.ok(Date.parse(use.at) >= before && Date.parse(use.at) <= Date.now(), `${use.clientId}: the time, as an ISO string`);
+  t.same(batches, [], 'no service account batch when none was used');
 });
 
 t.test('closing writes what is pending at once', async (t) => {
