@@ -104,6 +104,16 @@ export const STORE_SETTINGS = {
     description:
       'Longest wait for those replicas; a change not confirmed in time answers 503 change_not_confirmed (it may or may not have been applied; repeating it is safe).',
   }),
+  redisCacheLeaseMs: setting({
+    key: 'redis_cache_lease_ms',
+    env: 'GATEWAY_REDIS_CACHE_LEASE_MS',
+    kind: integer(0, 1000),
+    // Tens of loopback round trips: a heartbeat every quarter of it keeps the cache in use on a
+    // loaded machine, and a change waits this long before it is answered.
+    default: 100,
+    description:
+      "Bearer requests read client records, revocations and retired keys from memory, kept current by Redis's invalidations, while a heartbeat proves the invalidation connection current within this many ms; a deletion, revocation or scope change waits it out before it is answered, so that no instance still accepts what it replaced. Every instance must use the same value. 0: read Redis on every request.",
+  }),
   redisNonceFailover: setting({
     key: 'redis_nonce_failover',
     env: 'GATEWAY_REDIS_NONCE_FAILOVER',

@@ -6,7 +6,12 @@ import type { CredentialStore } from './types.js';
 
 /** The topology settings may be left out (a bare REDIS_URL): tests and tools pass only what they use. */
 type StoreSettings = Pick<Settings, 'redisUrl' | 'redisKeyPrefix' | 'embeddedStorePath'> &
-  Partial<Pick<Settings, 'redisCommandTimeoutMs' | 'redisAckReplicas' | 'redisAckTimeoutMs' | 'redisNonceFailover' | keyof RedisConnectionSettings>>;
+  Partial<
+    Pick<
+      Settings,
+      'redisCommandTimeoutMs' | 'redisAckReplicas' | 'redisAckTimeoutMs' | 'redisNonceFailover' | 'redisCacheLeaseMs' | keyof RedisConnectionSettings
+    >
+  >;
 
 /**
  * Opens the store the settings name: Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS),
@@ -36,6 +41,7 @@ export function startStore(settings: StoreSettings): { store: CredentialStore; c
     commandTimeoutMs: settings.redisCommandTimeoutMs,
     replicaAck: settings.redisAckReplicas === undefined ? undefined : { replicas: settings.redisAckReplicas, timeoutMs: settings.redisAckTimeoutMs ?? 500 },
     nonceFailover: settings.redisNonceFailover,
+    cacheLeaseMs: settings.redisCacheLeaseMs,
   });
   return { store, connecting: store.connect() };
 }

@@ -125,6 +125,11 @@ export class RedisKeys {
   }
 
   /** Read with every Bearer request (bearerState); its own slot, hashed over the whole key. */
+  /** The prefixes of every key the Bearer path reads (client records, revocation marks, retired keys): tracked-cache.ts. */
+  get bearerPrefixes(): string[] {
+    return [`${this.prefix}client:`, `${this.prefix}signing-key-retired:`];
+  }
+
   retiredSigningKey(kid: string): string {
     return `${this.prefix}signing-key-retired:${kid}`;
   }

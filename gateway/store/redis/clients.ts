@@ -3,6 +3,7 @@
 // and after it is gone on delete; readers skip an index entry whose record is gone.
 import { createHash } from 'node:crypto';
 import { rolledClient } from '../client-secret-roll.js';
+import { frozenClient } from '../frozen-records.js';
 import { createListed, DELETE_RECORD } from '../listed-create.js';
 import { pageOf, positionOf } from '../page-cursor.js';
 import { MAX_REPLACE_ATTEMPTS, RECORD_CLIENT_USE, REPLACE_IF_UNCHANGED } from '../redis-scripts.js';
@@ -56,6 +57,7 @@ export class RedisClientStore implements ClientStore {
     const usage = this.connection.keys.clientUsage(clientId);
     const deleted = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(DELETE_RECORD, 2, key, usage));
     await this.connection.guard(() => this.connection.redis.zrem(this.connection.keys.clientIndex, clientId));
+    await this.bearerCachesUpdated();
     return deleted === 1;
   }
 
@@ -83,7 +85,11 @@ export class RedisClientStore implements ClientStore {
       const client = JSON.parse(raw) as ClientRecord;
       const updated = { ...client, ...change(client) };
       const replaced = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(updated)));
-      if (replaced === 1) return updated;
+      if (replaced === 1) {
+        // Scopes and keys are what Bearer requests check.
+        await this.bearerCachesUpdated();
+        return updated;
+      }
       if (replaced === -1) return null;
     }
     throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during an update`));
@@ -94,6 +100,7 @@ export class RedisClientStore implements ClientStore {
     const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
     const key = this.connection.keys.revoked(clientId, jti);
     await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until));
+    await this.bearerCachesUpdated();
   }
 
   async consumeTokenId(clientId: string, use: OneTimeJwt, jti: string, expiresAtSeconds: number): Promise<boolean> {
@@ -105,18 +112,36 @@ export class RedisClientStore implements ClientStore {
   }
 
   async bearerState(clientId: string, jti: string, kid: string): Promise<BearerState> {
+    const { keys } = this.connection;
+    const cached = [keys.client(clientId), keys.revoked(clientId, jti), keys.retiredSigningKey(kid)] as const;
+    // Old revocation marks (while they may exist) fall under no tracked prefix: read every time then.
+    const cache = Date.now() < this.connection.legacyRevocationsUntil ? undefined : this.connection.trackedCache;
+    const hit = cache?.lookup(cached);
+    if (hit !== undefined) return { client: hit[0] as ClientRecord | null, revoked: hit[1] as boolean, signingKeyRetired: hit[2] as boolean };
+    const ticket = cache?.startRead(cached);
+    let state: BearerState | undefined;
+    try {
+      state = await this.readBearerState(cached, jti);
+    } finally {
+      if (ticket) cache!.finishRead(ticket, state === undefined ? [] : [state.client, state.revoked, state.signingKeyRetired ?? undefined]);
+    }
+    return state;
+  }
+
+  private async readBearerState([client, revoked, retired]: readonly [string, string, string], jti: string): Promise<BearerState> {
     // The client's keys share a slot; the retired-key mark (and an old revocation mark, only while
     // they may exist) are in others: one MGET on a single server, one per slot at once on a Cluster.
     // Every token names one of a few kids, so on a Cluster their marks sit on one master: losing it
     // must not stop every Bearer request. There an unreadable mark is null (AccessTokens.isRetired).
     const { redis, keys } = this.connection;
-    const groups = [[keys.client(clientId), keys.revoked(clientId, jti)], [keys.retiredSigningKey(kid)]];
+    const groups = [[client, revoked], [retired]];
     if (Date.now() < this.connection.legacyRevocationsUntil) groups.push([keys.legacyRevoked(jti)]);
     const [own, mark, legacy] = await this.connection.guard(() => mgetGroups(redis, groups, 1));
-    const [client, revoked] = own!;
+    const [record, revocation] = own!;
     return {
-      client: client ? (JSON.parse(client) as ClientRecord) : null,
-      revoked: (revoked ?? legacy?.[0] ?? null) !== null,
+      // Frozen: a cached record is shared by every request that finds it.
+      client: record ? frozenClient(JSON.parse(record) as ClientRecord) : null,
+      revoked: (revocation ?? legacy?.[0] ?? null) !== null,
       signingKeyRetired: mark ? (mark[0] ?? null) !== null : null,
     };
   }
@@ -143,5 +168,11 @@ export class RedisClientStore implements ClientStore {
   async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
     const key = this.connection.keys.retiredSigningKey(kid);
     await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', untilSeconds));
+    await this.bearerCachesUpdated();
+  }
+
+  /** After a change Bearer requests check: answered only once no instance's cache can still hold what it replaced. */
+  private async bearerCachesUpdated(): Promise<void> {
+    await this.connection.trackedCache?.waitOutLease();
   }
 }

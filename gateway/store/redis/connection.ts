@@ -22,6 +22,7 @@ import { StoreUnavailableError } from '../store-unavailable-error.js';
 import type { CredentialCounts, PersistenceReport, RepairOptions, RepairReport } from '../types.js';
 import { defineStoreCommands } from './commands.js';
 import { LayoutGate } from './layout-gate.js';
+import { TrackedCache } from './tracked-cache.js';
 
 /** Errors that are answers, not outages: guard() passes them on as they are (and the breaker does not count them). */
 const ANSWERS = [ChangeNotConfirmedError, SignaturePredatesFailoverError];
@@ -32,6 +33,8 @@ export interface RedisStoreOptions {
   replicaAck?: ReplicaAckSettings | undefined;
   /** How a used nonce survives a failover (failover-fence.ts, or WAIT per request); default off. */
   nonceFailover?: NonceFailoverGuard | undefined;
+  /** The Bearer path's cache with Redis's invalidations (tracked-cache.ts): its lease in ms; 0 or absent: off. */
+  cacheLeaseMs?: number | undefined;
 }
 
 export class RedisStoreConnection {
@@ -53,6 +56,8 @@ export class RedisStoreConnection {
   private readonly confirming: ConfirmingConnections;
   readonly nonceFailover: NonceFailoverGuard;
   readonly fence: FailoverFence;
+  /** What the Bearer path reads, kept while Redis reports every change to it; undefined when off. */
+  readonly trackedCache: TrackedCache | undefined;
 
   /** @param connection a REDIS_URL, or the settings naming a Cluster or Sentinel topology. */
   constructor(
@@ -82,6 +87,8 @@ export class RedisStoreConnection {
       this.guard(async () => Number(await this.redis.eval(RECORD_FENCE, 1, this.keys.failoverFences, replid, nowMs, KEPT_FENCES))),
     );
     this.watcher = new RedisChannelWatcher(subscriberFactory(this.redis, clientSettings));
+    const leaseMs = options.cacheLeaseMs ?? 0;
+    this.trackedCache = leaseMs > 0 ? new TrackedCache(this.redis, this.keys.bearerPrefixes, leaseMs) : undefined;
     // Connection errors surface as failed commands (503); the last one says why (ECONNREFUSED...),
     // which a command failing on a closed connection cannot.
     this.redis.on('error', (error: Error) => (this.connectionError = error));
@@ -148,6 +155,7 @@ export class RedisStoreConnection {
     this.closed = true;
     this.closeNodes();
     this.watcher.close();
+    this.trackedCache?.close();
     this.redis.disconnect();
     this.confirming.close();
   }
