@@ -1,6 +1,7 @@
-// The bench's own Redis master with one replica (redis-server on free loopback ports, no
-// persistence), for what waiting on a replica costs: the signed route under each
-// GATEWAY_REDIS_NONCE_FAILOVER, and an admin change with and without GATEWAY_REDIS_ACK_REPLICAS.
+// The bench's own Redis (redis-server on free loopback ports, no persistence): a single server for
+// the rows on Redis when the run is on the embedded store, and a master with one replica for what
+// waiting on a replica costs: the signed route under each GATEWAY_REDIS_NONCE_FAILOVER, and an
+// admin change with and without GATEWAY_REDIS_ACK_REPLICAS.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,21 @@ async function server(port: number, dir: string, args: string[]): Promise<ChildP
   });
   await waitForPort(port);
   return child;
+}
+
+/** One server of the bench's own. */
+export async function startOwnRedis(): Promise<ReplicatedRedis> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
+  const child = await server(port, dir, []);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    pids: [child.pid!],
+    stop: async () => {
+      await stopProcess(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export async function startReplicatedRedis(): Promise<ReplicatedRedis> {
