@@ -204,7 +204,7 @@ const envoy: Convention = {
     });
   },
   completeAllowed(request, headers) {
-    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemove(request).join(', ');
+    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemove(request);
   },
 };
 
@@ -216,12 +216,16 @@ const KEPT_BY_ENVOY: ReadonlySet<string> = new Set(['host', 'content-length', 'x
  * client routing claims and overrides in common use, and any other header of this request the rule
  * drops. Answered on every allowed decision, so the rule holds even where envoy.yaml was edited.
  */
-function envoyHeadersToRemove(request: FastifyRequest): string[] {
-  const names = new Set<string>([...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS]);
+const ALWAYS_REMOVED: ReadonlySet<string> = new Set([...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS]);
+/** The fixed part of every answer, joined once. */
+const ALWAYS_REMOVED_LIST = [...ALWAYS_REMOVED].join(', ');
+
+function envoyHeadersToRemove(request: FastifyRequest): string {
+  let list = ALWAYS_REMOVED_LIST;
   for (const name in request.headers) {
-    if (!name.startsWith('x-envoy-') && !KEPT_BY_ENVOY.has(name) && !forwardableRequestHeader(name)) names.add(name);
+    if (!ALWAYS_REMOVED.has(name) && !name.startsWith('x-envoy-') && !KEPT_BY_ENVOY.has(name) && !forwardableRequestHeader(name)) list += `, ${name}`;
   }
-  return [...names];
+  return list;
 }
 
 /**
