@@ -211,7 +211,7 @@ t.test('a lost master holding the retired-key mark: bearerState still answers fo
   t.teardown(() => store.close());
   const kid = 'active-kid';
   const markMaster = await masterOf(`${prefix}signing-key-retired:${kid}`);
-  const clients = Array.from({ length: 12 }, () => clientRecord());
+  const clients = Array.from({ length: 30 }, () => clientRecord());
   for (const c of clients) await store.createClient(c);
   const homes = await Promise.all(clients.map((c) => masterOf(`${prefix}client:{${c.clientId}}`)));
   const elsewhere = clients.find((_c, i) => homes[i] !== markMaster)!;
@@ -245,3 +245,38 @@ async function masterOf(key: string): Promise<number> {
   const range = ranges.find(([from, to]) => slot >= from && slot <= to)!;
   return Number(range[2][1]);
 }
+
+t.test('Bearer state from memory on a Cluster: a channel per master; a change on any master is seen by the other instance at once', async (t) => {
+  const prefix = uniquePrefix('cluster-cache');
+  const open = async () => {
+    const store = new RedisCredentialStore({ redisClusterNodes: cluster.nodes }, prefix, { commandTimeoutMs: 1000, cacheLeaseMs: 100 });
+    await store.connect();
+    t.teardown(() => store.close());
+    return store;
+  };
+  const [a, b] = [await open(), await open()];
+  const mgets = async () => {
+    let calls = 0;
+    for (const server of cluster.servers)
+      calls += Number(/cmdstat_mget:calls=(\d+)/.exec(String(await command(server.port, 'INFO', 'commandstats')))?.[1] ?? 0);
+    return calls;
+  };
+  // Enough clients that every master holds some.
+  const clients = Array.from({ length: 30 }, () => clientRecord());
+  for (const client of clients) t.equal(await a.createClient(client), true);
+  for (const server of cluster.servers) t.ok((await countKeys(server.port, `${prefix}client:`)) > 0, `master ${server.port} holds some of them`);
+  for (const client of clients) await b.bearerState(client.clientId, 'jti', 'kid');
+  await until(
+    async () => {
+      const before = await mgets();
+      for (const client of clients) await b.bearerState(client.clientId, 'jti', 'kid');
+      return (await mgets()) === before;
+    },
+    'every client answered from memory',
+    10_000,
+  );
+  for (const client of clients) {
+    await a.deleteClient(client.clientId);
+    t.equal((await b.bearerState(client.clientId, 'jti', 'kid')).client, null, `deleted ${client.clientId}: refused by the other instance at once`);
+  }
+});
