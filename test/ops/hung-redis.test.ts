@@ -32,10 +32,14 @@ function transitions(tg: TestGateway): { event: string; msg: string; reason?: st
     .filter((l): l is { event: string; msg: string } => l.event === 'store_down' || l.event === 'store_up');
 }
 
-/** A gateway on a Redis of the test's own (it is hung and stopped), a client, and a timed Bearer GET. */
+/**
+ * A gateway on a Redis of the test's own (it is hung and stopped), a client, and a timed Bearer GET.
+ * The Bearer cache is off: the subject is what a request that needs Redis meets (with the cache, a
+ * known token is answered from memory for at most the lease first: test/store/tracked-cache.test.ts).
+ */
 async function gatewayOnOwnRedis(t: Test) {
   const redis = await startRedisServer(t);
-  const tg = await startTestGateway(t, { config: { redis_url: redis.url, redis_command_timeout_ms: 250 } });
+  const tg = await startTestGateway(t, { config: { redis_url: redis.url, redis_command_timeout_ms: 250, redis_cache_lease_ms: 0 } });
   const { publicUrl, adminUrl } = await listen(tg);
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);

@@ -28,20 +28,37 @@ function positions(flat: string[]): ListPosition[] {
   return out;
 }
 
+// KEYS: the index. ARGV: the cursor's id and score, how many. The entries after the cursor's own, by
+// its rank (one step: no change can come between the rank and the range); nil when the cursor's
+// entry is gone. Only numbers are compared here: Lua compares text by Redis's locale.
+const AFTER_CURSOR = `
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return false end
+local rank = redis.call('ZREVRANK', KEYS[1], ARGV[1])
+return redis.call('ZREVRANGE', KEYS[1], rank + 1, rank + tonumber(ARGV[3]), 'WITHSCORES')`;
+
+/** Entries of one millisecond read at a time while looking for where a deleted cursor entry stood. */
+const TIE_CHUNK = 500;
+
 /**
  * Up to limit + 1 entries of a sorted-set index (score: creation time in ms) after the page's
- * cursor, in list order (the extra one says more follow). Entries of the cursor's own millisecond
- * come first, those with a smaller id (compared here, as bytes: Lua's comparison follows Redis's
- * locale); they are few, so all of them are read.
+ * cursor, in list order (the extra one says more follow): from the cursor's own entry by its rank.
+ * When that entry was deleted meanwhile, the entries of its millisecond are looked through for where
+ * it stood (compared here, as bytes), a chunk at a time, then the older ones follow.
  */
 export async function positionsAfter(redis: RedisClient, index: string, page: PageRequest): Promise<ListPosition[]> {
   const after = decodeCursor(page.cursor);
+  const count = page.limit + 1;
   if (after === undefined) return positions(await redis.zrevrange(index, 0, page.limit, 'WITHSCORES'));
   const score = String(after.createdMs);
-  const [ties, older] = await Promise.all([
-    redis.zrevrangebyscore(index, score, score),
-    redis.zrevrangebyscore(index, `(${score}`, '-inf', 'WITHSCORES', 'LIMIT', 0, page.limit + 1),
-  ]);
-  const sameMs = ties.filter((id) => listOrder(after, { createdMs: after.createdMs, id }) < 0).map((id) => ({ id, createdMs: after.createdMs }));
-  return [...sameMs, ...positions(older)].slice(0, page.limit + 1);
+  const byRank = (await redis.eval(AFTER_CURSOR, 1, index, after.id, score, count)) as string[] | null;
+  if (byRank !== null) return positions(byRank);
+  const found: ListPosition[] = [];
+  for (let offset = 0; found.length < count; offset += TIE_CHUNK) {
+    const ties = await redis.zrevrangebyscore(index, score, score, 'LIMIT', offset, TIE_CHUNK);
+    for (const id of ties) if (listOrder(after, { createdMs: after.createdMs, id }) < 0) found.push({ id, createdMs: after.createdMs });
+    if (ties.length < TIE_CHUNK) break;
+  }
+  if (found.length < count) found.push(...positions(await redis.zrevrangebyscore(index, `(${score}`, '-inf', 'WITHSCORES', 'LIMIT', 0, count - found.length)));
+  return found.slice(0, count);
 }
