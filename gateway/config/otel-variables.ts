@@ -13,7 +13,7 @@ import {
   type TracesSampler,
   type TracingSettings,
 } from '../tracing/tracing-settings.js';
-import { isGiven, redactUrl, url, ValueProblem } from './setting-kinds.js';
+import { isGiven, url, ValueProblem } from './setting-kinds.js';
 import type { Env } from './setting-reader.js';
 import type { SettingProblem } from './settings-error.js';
 
@@ -116,6 +116,3 @@ export function readTracing(env: Env, problems: SettingProblem[]): TracingSettin
     serviceName,
   });
 }
-
-/** The endpoint as a log line may show it (no credentials). */
-export const describeTracesEndpoint = (tracing: TracingSettings): string => redactUrl(tracing.endpoint);
