@@ -11,7 +11,7 @@ import { installErrorReplies, sendError } from './error-reply.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { loggerOptions, traceAwareChildLogger } from './logging.js';
 import { logEachRequest } from './request-log.js';
-import { traceRequests } from './request-tracing.js';
+import { traceRequests, tracedChildLogger } from './request-tracing.js';
 import { schemaErrorsToGatewayError } from './schema-errors.js';
 import { SCHEMA_VALIDATOR } from './schema-validation.js';
 
@@ -24,15 +24,14 @@ export interface ListenerOptions {
 }
 
 /**
- * Each request's logger: the listener's name, and the trace id of the request's traceparent unless
- * the listener is traced (its span's ids are bound instead: one trace_id per line).
+ * Each request's logger: the listener's name, and the trace id of the request's traceparent; on a
+ * traced listener its span's trace and span ids instead (request-tracing.ts: one trace_id per line).
  */
 function childLoggerFactory({ name, tracing }: ListenerOptions): FastifyServerOptions['childLoggerFactory'] {
-  const bind = tracing ? undefined : traceAwareChildLogger;
-  if (name === undefined) return bind;
+  if (tracing) return tracedChildLogger(tracing, name);
+  if (name === undefined) return traceAwareChildLogger;
   return function (logger, bindings, options, rawRequest) {
-    const labelled = { ...bindings, listener: name };
-    return bind ? bind.call(this, logger, labelled, options, rawRequest) : logger.child(labelled, options);
+    return traceAwareChildLogger!.call(this, logger, { ...bindings, listener: name }, options, rawRequest);
   };
 }
 
@@ -77,7 +76,7 @@ export function newFastify(
   app.server.maxConnections = settings.maxConnections;
   installErrorReplies(app);
   // First of the request hooks: a request the readiness gate refuses is traced too.
-  if (listener.tracing) traceRequests(app, listener.tracing, listener.name ?? 'public');
+  if (listener.tracing) traceRequests(app, listener.name ?? 'public');
   logEachRequest(app);
   // JSON bodies nested past a fixed depth are a 400 before they are parsed, on every route.
   installJsonBodyParser(app);
