@@ -18,6 +18,7 @@ const LAYERS = [
     'gateway/net',
     'gateway/signing',
     'gateway/metrics',
+    'gateway/tracing',
     'gateway/policy',
   ],
   ['gateway/config'],

@@ -1,9 +1,10 @@
 // npm run bench: one table from one run. Each figure is a warm-up then a measured run, with the CPU
 // time per request of the process under test beside its references: the upstream answering
 // directly, nginx proxy_pass (when installed), the bare @fastify/http-proxy, and oidc-provider for
-// the token endpoint (with each JWT algorithm's own cost below the table), and the floors the
-// targets are measured against (the token endpoint's: a bare node:http server issuing one JWT; the
-// signed route's: the bare proxy plus one verification and one nonce round trip). Embedded store by
+// the token endpoint (with each JWT algorithm's own cost below the table), the floors the targets
+// are measured against (the token endpoint's: a bare node:http server issuing one JWT; the signed
+// route's: the bare proxy plus one verification and one nonce round trip), and tracing's cost (off,
+// unsampled, sampled; npm run bench:tracing runs those rows alone). Embedded store by
 // default; Redis with REDIS_URL (then BENCH_ACCOUNTS seeds a population of service accounts, and
 // GATEWAY_WORKERS > 1 adds a row with that many workers). The Bearer rows are also run on the other
 // store (on Redis: a redis-server of the bench's own), so one run prints the targets of both.
@@ -25,6 +26,7 @@ import { ed25519VerificationUs, nonceRoundTripUs } from './signed-floor.js';
 import { dpopSalesTarget } from './dpop-route.js';
 import { signedBalanceDecision, signedBalanceTarget } from './signed-route.js';
 import { STALLED_PER_KIND, startStalledUploads } from './stalled-uploads.js';
+import { tracingRows } from './tracing.js';
 import { printTable, ratio, type Line, type Row } from './table.js';
 import { wrk, wrkInstalled } from './wrk.js';
 
@@ -220,6 +222,17 @@ async function main(): Promise<void> {
   } else if (WORKERS > 1) {
     notes.push(`GATEWAY_WORKERS=${WORKERS} needs REDIS_URL (the embedded store serves one process): no workers row.`);
   }
+  // Tracing's cost: off, on and unsampled, on and sampled, one after the other (bench/tracing.ts).
+  lines.push({ section: `GET ${SALES}, Bearer, OpenTelemetry tracing (a gateway process for each)` });
+  lines.push(
+    ...(await tracingRows({
+      upstream,
+      redisPrefix,
+      path: SALES,
+      dataDir: gatewayDir,
+      figure: (name, target, pids) => figure(name, target, pids, sidePids),
+    })),
+  );
   // The signed banking route, pre-signed.
   lines.push({ section: 'GET /v1/balance, signed (RFC 9421, Ed25519), pre-signed with fresh nonces' });
   const signedTarget = await signedBalanceTarget(gateway);

@@ -38,6 +38,7 @@ import type { Readiness } from './ops/readiness.js';
 import type { CredentialStore } from './store/types.js';
 import { registerAdmin } from './admin/admin-app.js';
 import { documentListener, listenerDocument } from './admin/api-document.js';
+import { startTracing } from './tracing/tracing.js';
 
 export interface GatewayOptions {
   /** A store to use instead of the one the settings name (tests share one across instances). */
@@ -47,6 +48,9 @@ export interface GatewayOptions {
   /** Called when the gateway must not run (production with a Redis that does not persist): main.ts exits. */
   onFatal?: (message: string) => void;
 }
+
+/** How long a stop waits for the last spans to be exported. */
+const TRACING_SHUTDOWN_MS = 5000;
 
 export interface Gateway {
   readonly settings: Settings;
@@ -94,10 +98,15 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     settings.dpopNonceSeconds === 0 ? undefined : new DpopNonces(() => hasher.derivedKey('dpop-nonce'), settings.dpopNonceSeconds),
   );
   const usage = new UsageRecorder(store);
+  // Off: undefined, and the listeners and the proxy are built without any tracing work. A failed
+  // export is logged by the public listener's logger (built below, before any span ends).
+  const tracing = settings.tracing
+    ? startTracing(settings.tracing, { version: BUILD.version, log: { warn: (fields, message) => publicApp.log.warn(fields, message) } })
+    : undefined;
 
   const bodyBudget = new BodyBudget(settings.bodyBufferBudgetBytes);
   metrics.observeBodyBudget(bodyBudget);
-  const publicApp = newFastify(settings, options, settings.maxBodyBytes);
+  const publicApp = newFastify(settings, options, settings.maxBodyBytes, { tracing });
   // Before any route: the OpenAPI document is generated from the routes registered after it.
   await documentListener(publicApp, 'public', settings);
   // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
@@ -149,10 +158,10 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     },
   };
   const responseSigning = registerResponseSigning(publicApp, settings, bodyBudget);
-  const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams), responseSigning });
+  const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams), responseSigning, tracing });
   let decisionApp: FastifyInstance | undefined;
   if (settings.decisionPort !== null) {
-    decisionApp = newFastify(settings, options, settings.maxBodyBytes, 'decision');
+    decisionApp = newFastify(settings, options, settings.maxBodyBytes, { name: 'decision', tracing });
     decisionApp.addHook('onRequest', readiness.gate());
     observeListenerLoad(decisionApp, 'decision', metrics);
     await registerDecision(decisionApp, { settings, check: requestChecker(checks), metrics });
@@ -188,6 +197,8 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
       closed = true;
       await Promise.all([publicApp.close(), adminApp.close(), decisionApp?.close()]);
       await closeUpstreams();
+      // The listeners are closed: every span has ended, and the last batch is sent (bounded).
+      await tracing?.shutdown(TRACING_SHUTDOWN_MS);
       await usage.close();
       await storeRuntime.close();
     },

@@ -133,6 +133,14 @@ async function main(): Promise<void> {
       public: settings.port,
       admin: settings.adminPort,
       decision: settings.decisionPort,
+      tracing: settings.tracing
+        ? {
+            endpoint: redactUrl(settings.tracing.endpoint),
+            protocol: settings.tracing.protocol,
+            sampler: settings.tracing.sampler,
+            ratio: settings.tracing.ratio,
+          }
+        : 'off',
     },
     cluster.isWorker ? 'worker started' : 'gateway started',
   );

@@ -15,5 +15,6 @@ const tsc = (project, buildInfo) =>
 // The client package (@access-gateway/signing, an npm workspace) first: the compiled gateway loads its dist/.
 tsc('clients/typescript/tsconfig.json', 'clients/typescript/dist/.tsbuildinfo');
 tsc('tsconfig.build.json', 'dist/.tsbuildinfo');
-// The bench is no part of the production build (nor of the image): `npm run bench` compiles it here.
-if (process.env.npm_lifecycle_event === 'prebench') tsc('tsconfig.bench.json', 'dist/.tsbuildinfo-bench');
+// The bench is no part of the production build (nor of the image): `npm run bench` (and
+// bench:tracing, its tracing rows alone) compiles it here.
+if (['prebench', 'prebench:tracing'].includes(process.env.npm_lifecycle_event)) tsc('tsconfig.bench.json', 'dist/.tsbuildinfo-bench');

@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ERRORS, type ErrorEntry } from '../gateway/errors.js';
+import { OTEL_VARIABLES } from '../gateway/config/otel-variables.js';
 import { renderConfigFile, renderSettingsTable } from '../gateway/config/setting-reference.js';
 
 export const REFERENCE_FILES = { errors: 'docs/errors.md', settings: 'docs/settings.md', config: 'config/gateway.yaml' } as const;
@@ -68,6 +69,20 @@ export function renderSettings(): string {
     '  so); any other upstream a policy names must have a URL, or the start is refused naming the policy file',
     '  and the upstream. In production every upstream a policy names needs a URL: the start lists all the',
     '  missing ones in one message, each with the variable to set.',
+    '',
+    '## Tracing',
+    '',
+    "OpenTelemetry tracing (README, Tracing) is configured with OpenTelemetry's own environment variables,",
+    'not in the config file. They are read only when `OTEL_TRACES_EXPORTER=otlp`; then an unsupported value',
+    'stops the start like an invalid setting, naming the variable and the values it accepts.',
+    '',
+    '| Variable | Allowed | Default | Description |',
+    '|---|---|---|---|',
+    ...OTEL_VARIABLES.map((v) => `| ${code(v.name)} | ${cell(v.allowed)} | ${cell(v.default)} | ${cell(v.description)} |`),
+    '',
+    'The exporter also honours `OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT`, `_COMPRESSION` and the TLS file',
+    'variables (`_CERTIFICATE`, `_CLIENT_CERTIFICATE`, `_CLIENT_KEY`), each with its `_TRACES_` form, read',
+    'once when it is built.',
     '',
   ].join('\n');
 }

@@ -1,10 +1,13 @@
-// Settings are read once at start from config/gateway.yaml (or GATEWAY_CONFIG) and the environment,
-// validated, frozen, and passed to buildApp. Nothing else in the gateway reads process.env. Each
-// setting is declared once, in setting-registry.ts; every problem found is reported in one error.
+// Settings are read once at start from config/gateway.yaml (or GATEWAY_CONFIG) and the environment
+// (and OpenTelemetry's OTEL_* variables for tracing: otel-variables.ts), validated, frozen, and
+// passed to buildApp. Nothing else in the gateway reads process.env. Each setting is declared once,
+// in setting-registry.ts; every problem found is reported in one error.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { TracingSettings } from '../tracing/tracing-settings.js';
 import { closestName } from './closest-name.js';
+import { readTracing } from './otel-variables.js';
 import { usesRedis, type RedisConnectionSettings } from './redis-settings.js';
 import { readRegistry, type Env, type Raw } from './setting-reader.js';
 import { SETTINGS, type RegistryValues, type SettingName } from './setting-registry.js';
@@ -37,6 +40,8 @@ export type Settings = Readonly<Omit<RegistryValues, UpstreamUrlSettings | 'embe
   readonly embeddedStorePath: string | undefined;
   /** Every upstream by name: public and banking always, and each one the config file or a GATEWAY_UPSTREAM_<NAME> declares. */
   readonly upstreams: Upstreams;
+  /** Tracing, from OpenTelemetry's own variables (otel-variables.ts); null: off. */
+  readonly tracing: TracingSettings | null;
 };
 
 // The store reads its connection settings from Settings: they must stay the same shape (checked when this compiles).
@@ -113,6 +118,7 @@ export function settingsFrom(yaml: Raw, env: Env = {}, cwd = process.cwd(), file
     },
     all,
   );
+  const tracing = readTracing(env, all);
   if (all.length > 0) throw SettingsError.of(all);
   const { publicUpstream: _public, bankingUpstream: _banking, ...rest } = values;
   return Object.freeze({
@@ -120,5 +126,6 @@ export function settingsFrom(yaml: Raw, env: Env = {}, cwd = process.cwd(), file
     // Any Redis is shared by all instances; the embedded store keeps its snapshot in data_dir.
     embeddedStorePath: usesRedis(values) ? undefined : resolve(values.dataDir, values.embeddedStorePath),
     upstreams,
+    tracing,
   });
 }

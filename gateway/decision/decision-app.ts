@@ -17,6 +17,7 @@ import { exchangeBody } from '../pipeline/body-source.js';
 import { observeRequests } from '../pipeline/observe.js';
 import { PROXIED_METHODS, type RequestChecker } from '../pipeline/pipeline.js';
 import { verdictLogFields, type Allowed } from '../pipeline/verdict.js';
+import { recordVerdict } from '../pipeline/verdict-attributes.js';
 import { CONVENTION_LIST, type Convention } from './conventions.js';
 
 declare module 'fastify' {
@@ -72,6 +73,7 @@ export async function registerDecision(app: FastifyInstance, deps: DecisionDepen
         });
         request.verdict = verdict;
         request.logFields = verdictLogFields(verdict);
+        if (request.traceSpan !== undefined) recordVerdict(request.traceSpan, verdict);
         reply.headers(verdict.responseFields);
         if (!verdict.allowed) return refuse(request, reply, verdict.error);
         return reply

@@ -5,29 +5,48 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { DestinationStream } from 'pino';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { clientErrorHandler } from './client-errors.js';
 import { installErrorReplies, sendError } from './error-reply.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { loggerOptions, traceAwareChildLogger } from './logging.js';
 import { logEachRequest } from './request-log.js';
+import { traceRequests, tracedChildLogger } from './request-tracing.js';
 import { schemaErrorsToGatewayError } from './schema-errors.js';
 import { SCHEMA_VALIDATOR } from './schema-validation.js';
 
-/** Log lines of a listener other than the public one carry its name (listener: "decision"). */
-function labelledChildLogger(listener: string | undefined): FastifyServerOptions['childLoggerFactory'] {
-  if (listener === undefined) return traceAwareChildLogger;
+/** How a listener is built besides its settings. */
+export interface ListenerOptions {
+  /** Log lines of a listener other than the public one carry its name (listener: "decision"). */
+  readonly name?: string;
+  /** Traces each request (request-tracing.ts); unset: no tracing work at all. */
+  readonly tracing?: Tracing | undefined;
+}
+
+/**
+ * Each request's logger: the listener's name, and the trace id of the request's traceparent; on a
+ * traced listener its span's trace and span ids instead (request-tracing.ts: one trace_id per line).
+ */
+function childLoggerFactory({ name, tracing }: ListenerOptions): FastifyServerOptions['childLoggerFactory'] {
+  if (tracing) return tracedChildLogger(tracing, name);
+  if (name === undefined) return traceAwareChildLogger;
   return function (logger, bindings, options, rawRequest) {
-    return traceAwareChildLogger!.call(this, logger, { ...bindings, listener }, options, rawRequest);
+    return traceAwareChildLogger!.call(this, logger, { ...bindings, listener: name }, options, rawRequest);
   };
 }
 
-export function newFastify(settings: Settings, options: { logStream?: DestinationStream | undefined }, bodyLimit: number, listener?: string): FastifyInstance {
+export function newFastify(
+  settings: Settings,
+  options: { logStream?: DestinationStream | undefined },
+  bodyLimit: number,
+  listener: ListenerOptions = {},
+): FastifyInstance {
   const app = Fastify({
     logger: loggerOptions(settings.logLevel, settings.logFormat, options.logStream),
     genReqId: () => randomUUID(),
     // One line per request, written by logEachRequest once the response is done.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    childLoggerFactory: labelledChildLogger(listener),
+    childLoggerFactory: childLoggerFactory(listener),
     // The gateway decides which X-Forwarded-For hops to believe (GATEWAY_TRUSTED_PROXIES), not Fastify.
     trustProxy: false,
     bodyLimit,
@@ -56,6 +75,8 @@ export function newFastify(settings: Settings, options: { logStream?: Destinatio
   });
   app.server.maxConnections = settings.maxConnections;
   installErrorReplies(app);
+  // First of the request hooks: a request the readiness gate refuses is traced too.
+  if (listener.tracing) traceRequests(app, listener.name ?? 'public');
   logEachRequest(app);
   // JSON bodies nested past a fixed depth are a 400 before they are parsed, on every route.
   installJsonBodyParser(app);

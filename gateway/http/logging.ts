@@ -57,9 +57,10 @@ export function maskAccessId(accessId: string): string {
 const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-[0-9a-f]{2}$/;
 
 /**
- * Fastify's childLoggerFactory: every log line of a request carries the trace id of its W3C
- * `traceparent` header (which is forwarded to the upstream as sent), so gateway and upstream logs
- * join up. An invalid header is ignored, never echoed into the logs.
+ * Fastify's childLoggerFactory while tracing is off: every log line of a request carries the trace
+ * id of its W3C `traceparent` header (which is then forwarded to the upstream as sent), so gateway
+ * and upstream logs join up. An invalid header is ignored, never echoed into the logs. With tracing
+ * on, the request's span's ids are bound instead (request-tracing.ts).
  */
 export const traceAwareChildLogger: FastifyServerOptions['childLoggerFactory'] = function (logger, bindings, options, rawRequest) {
   const header = rawRequest.headers.traceparent;

@@ -13,6 +13,8 @@ import { sendError } from '../http/error-reply.js';
 import { downstreamHeaderList } from './mutate.js';
 import type { ResponseSigning } from './response-signing.js';
 import { SignedResponseRelay } from './signed-response-relay.js';
+import { traceUpstreamCall, type UpstreamRelay } from './upstream-span.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { Allowed, ResponseFields } from './verdict.js';
 
 /** One upstream the gateway forwards to (gateway/config/upstream-settings.ts, with its URL set). */
@@ -107,15 +109,25 @@ class ResponseRelay implements Dispatcher.DispatchHandler {
   }
 }
 
-export class Forwarder {
-  private readonly pools: ReadonlyMap<string, Pool>;
+interface UpstreamPool {
+  readonly pool: Pool;
+  /** Where it connects (a traced call's server.address and server.port). */
+  readonly origin: URL;
+}
 
-  /** One pool per upstream, by name; `signing` signs the responses of message_signing routes. */
+export class Forwarder {
+  private readonly pools: ReadonlyMap<string, UpstreamPool>;
+
+  /**
+   * One pool per upstream, by name; `signing` signs the responses of message_signing routes;
+   * `tracing`, when on, makes each call a CLIENT span and sends its traceparent (upstream-span.ts).
+   */
   constructor(
     upstreams: Readonly<Record<string, UpstreamTarget>>,
     private readonly signing: ResponseSigning,
+    private readonly tracing: Tracing | undefined,
   ) {
-    this.pools = new Map(Object.entries(upstreams).map(([name, upstream]) => [name, poolFor(upstream)]));
+    this.pools = new Map(Object.entries(upstreams).map(([name, upstream]) => [name, { pool: poolFor(upstream), origin: new URL(upstream.url) }]));
   }
 
   /**
@@ -130,23 +142,32 @@ export class Forwarder {
     const payload: Buffer | Readable | null = body ?? (request.body as Readable | undefined) ?? null;
     // The client left while the checks ran: nobody to answer, nothing to send upstream.
     if (reply.raw.destroyed) return Promise.resolve();
-    const pool = this.pools.get(route.upstream);
-    if (!pool) {
+    const upstream = this.pools.get(route.upstream);
+    if (!upstream) {
       // The start and every reload refuse a policy naming an upstream without a URL: not reached.
       request.log.error({ upstream: route.upstream }, 'the route names an upstream without a connection pool');
       sendError(request, reply, new GatewayError('upstream_unavailable'));
       return Promise.resolve();
     }
     return new Promise<void>((resolve) => {
-      const relay =
+      let relay: UpstreamRelay =
         verdict.answered === undefined
           ? new ResponseRelay(request, reply, verdict.responseFields, resolve)
           : new SignedResponseRelay(request, reply, verdict.responseFields, verdict.answered, this.signing, upstreamError, resolve);
-      pool.dispatch({ method: request.method, path, headers, body: payload }, relay);
+      if (this.tracing !== undefined && request.traceSpan !== undefined) {
+        relay = traceUpstreamCall(
+          this.tracing,
+          request.traceSpan,
+          { method: request.method, upstream: route.upstream, origin: upstream.origin },
+          headers,
+          relay,
+        );
+      }
+      upstream.pool.dispatch({ method: request.method, path, headers, body: payload }, relay);
     });
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    await Promise.all([...this.pools.values()].map(({ pool }) => pool.close()));
   }
 }

@@ -10,7 +10,9 @@
 //     anything ending in -ip such as X-Real-IP or True-Client-IP, X-Host), or a method or URL
 //     override (X-HTTP-Method(-Override), X-Method-Override, X-Original-*, X-Rewrite-*,
 //     X-Override-*): an upstream that honours them would act on something that was not authorized.
-// The forwarding headers are then set from the gateway's own view of the connection.
+// The forwarding headers are then set from the gateway's own view of the connection. A client's
+// traceparent and tracestate pass by this rule; with tracing on, stage 7 replaces them with the
+// gateway's own, naming its span (upstream-span.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Allowed, ResponseFields } from './verdict.js';
 

@@ -11,12 +11,16 @@ import { upstreamHeaders } from './mutate.js';
 import { receivedOriginal } from './original-request.js';
 import { PROXIED_METHODS, requestChecker, type CheckDependencies } from './pipeline.js';
 import { verdictLogFields, type Allowed } from './verdict.js';
+import { recordProxiedRoute, recordVerdict } from './verdict-attributes.js';
+import type { Tracing } from '../tracing/tracing.js';
 
 export interface ProxyDependencies extends CheckDependencies {
   /** Every upstream with a URL, by name: each gets its own connection pool. */
   upstreams: Readonly<Record<string, UpstreamTarget>>;
   /** How the responses of message_signing routes are signed. */
   responseSigning: ResponseSigning;
+  /** Set when tracing is on: each upstream call is a CLIENT span (upstream-span.ts). */
+  tracing: Tracing | undefined;
 }
 
 function allowedVerdictOf(request: FastifyRequest): Allowed {
@@ -36,13 +40,18 @@ export async function registerProxy(app: FastifyInstance, deps: ProxyDependencie
     });
     request.verdict = verdict;
     request.logFields = verdictLogFields(verdict);
+    const span = request.traceSpan;
+    if (span !== undefined) {
+      recordVerdict(span, verdict);
+      recordProxiedRoute(span, verdict);
+    }
     // On every answer from here on: a later refusal, the gateway's own 502 or 504 too.
     reply.headers(verdict.responseFields);
     if (!verdict.allowed) throw verdict.error;
     request.forwardedAt = performance.now();
   }
 
-  const forwarder = new Forwarder(deps.upstreams, deps.responseSigning);
+  const forwarder = new Forwarder(deps.upstreams, deps.responseSigning, deps.tracing);
   await app.register(async (proxy) => {
     // Bodies are not parsed: a signed route reads and verifies its own in the admit stage, and any
     // other body streams through to the upstream untouched.

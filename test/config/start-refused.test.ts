@@ -15,3 +15,10 @@ t.test('production without REDIS_URL stops the start', async (t) => {
   t.equal(code, 1);
   t.match(output, 'Invalid setting REDIS_URL: is required in production');
 });
+
+t.test('an unsupported OTLP protocol stops the start, naming the variable and the accepted values', async (t) => {
+  const { code, output } = await runGatewayToExit({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+  t.equal(code, 1);
+  t.match(output, 'Invalid setting OTEL_EXPORTER_OTLP_PROTOCOL: must be one of http/protobuf, http/json (OTLP over HTTP; grpc is not supported), got "grpc"');
+  t.notMatch(output, 'gateway started');
+});

@@ -30,6 +30,8 @@ export interface TestGatewayOptions {
   redisPrefix?: string;
   /** Puts something in front of the store the settings name (e.g. recordingStore); the test closes the store. */
   wrapStore?: (store: CredentialStore) => CredentialStore;
+  /** Environment variables the settings read (e.g. OTEL_* for tracing); none by default. */
+  env?: Record<string, string>;
 }
 
 function otherTopology(config: Record<string, unknown> | undefined): boolean {
@@ -55,7 +57,7 @@ export async function testSettings(
       ...(redisPrefix ? { redis_key_prefix: redisPrefix, ...(otherTopology(options.config) ? {} : { redis_url: TEST_REDIS_URL }) } : {}),
       ...options.config,
     },
-    {},
+    options.env ?? {},
     REPO_ROOT,
   );
   // Tests never write the embedded store's snapshot file.
