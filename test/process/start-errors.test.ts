@@ -46,6 +46,7 @@ t.test('a public port in use: one line naming GATEWAY_PORT and the address, and 
 t.test('every listener is checked before any starts: admin and decision ports name their own variables', async (t) => {
   const admin = await occupied(t);
   const decision = await occupied(t);
+  const grpc = await occupied(t);
   const addresses = listenerAddresses({
     host: '127.0.0.1',
     port: 0,
@@ -53,17 +54,27 @@ t.test('every listener is checked before any starts: admin and decision ports na
     adminPort: admin,
     decisionHost: '127.0.0.1',
     decisionPort: decision,
+    decisionGrpcPort: grpc,
   });
   await t.rejects(checkAddressesFree(addresses), {
     name: 'ListenError',
     message: [
       `GATEWAY_ADMIN_PORT: 127.0.0.1:${admin} (the admin listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_ADMIN_PORT to a free port`,
       `GATEWAY_DECISION_PORT: 127.0.0.1:${decision} (the decision listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_PORT to a free port`,
+      `GATEWAY_DECISION_GRPC_PORT: 127.0.0.1:${grpc} (the decision-grpc listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_GRPC_PORT to a free port`,
     ].join('\n'),
   });
   await t.rejects(
     checkAddressesFree(
-      listenerAddresses({ host: '192.0.2.77', port: 8080, adminHost: '127.0.0.1', adminPort: 0, decisionHost: '127.0.0.1', decisionPort: null }),
+      listenerAddresses({
+        host: '192.0.2.77',
+        port: 8080,
+        adminHost: '127.0.0.1',
+        adminPort: 0,
+        decisionHost: '127.0.0.1',
+        decisionPort: null,
+        decisionGrpcPort: null,
+      }),
     ),
     {
       message: 'GATEWAY_HOST: 192.0.2.77:8080 (the public listener): 192.0.2.77 is not an address of this machine (EADDRNOTAVAIL)',
@@ -71,7 +82,15 @@ t.test('every listener is checked before any starts: admin and decision ports na
   );
   await t.resolves(
     checkAddressesFree(
-      listenerAddresses({ host: '127.0.0.1', port: await closedPort(), adminHost: '127.0.0.1', adminPort: 0, decisionHost: '127.0.0.1', decisionPort: null }),
+      listenerAddresses({
+        host: '127.0.0.1',
+        port: await closedPort(),
+        adminHost: '127.0.0.1',
+        adminPort: 0,
+        decisionHost: '127.0.0.1',
+        decisionPort: null,
+        decisionGrpcPort: null,
+      }),
     ),
   );
 });
