@@ -111,9 +111,8 @@ export async function listenGrpcAt(listener: Pick<GrpcDecisionListener, 'listen'
   try {
     return await listener.listen(address.host, address.port);
   } catch (error) {
-    // grpc-js reports a bind failure as a message ("No address added out of total 1 resolved"), with the errno in its text.
-    throw new ListenError(
-      listenProblem(address, { ...(error as object), code: /\b(E[A-Z]+)\b/.exec((error as Error).message)?.[1], message: (error as Error).message }),
-    );
+    // grpc-js reports a failed bind as one message, the errno inside it ("... [listen EADDRINUSE: ...]").
+    const message = (error as Error).message;
+    throw new ListenError(listenProblem(address, Object.assign(new Error(message), { code: /\bE[A-Z]+\b/.exec(message)?.[0] })));
   }
 }

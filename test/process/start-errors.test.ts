@@ -8,10 +8,11 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import t, { type Test } from 'tap';
 import { buildGateway } from '../../gateway/app.js';
 import { settingsFrom } from '../../gateway/config/settings.js';
-import { checkAddressesFree, listenerAddresses } from '../../gateway/process/listeners.js';
+import { checkAddressesFree, listenerAddresses, listenGrpcAt } from '../../gateway/process/listeners.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
 import { closedPort } from '../helpers/http.js';
 import { runGatewayToExit } from '../helpers/gateway-spawn.js';
@@ -93,6 +94,31 @@ t.test('every listener is checked before any starts: admin and decision ports na
       }),
     ),
   );
+});
+
+t.test('a gRPC decision port taken between the check and the bind: one line naming GATEWAY_DECISION_GRPC_PORT', async (t) => {
+  const port = await occupied(t);
+  const server = new GrpcServer();
+  t.teardown(() => server.forceShutdown());
+  const listener = {
+    listen: (host: string, at: number) =>
+      new Promise<number>((resolve, reject) =>
+        server.bindAsync(`${host}:${at}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      ),
+  };
+  const [address] = listenerAddresses({
+    host: '127.0.0.1',
+    port: 0,
+    adminHost: '127.0.0.1',
+    adminPort: 0,
+    decisionHost: '127.0.0.1',
+    decisionPort: null,
+    decisionGrpcPort: port,
+  }).filter((a) => a.listener === 'decision-grpc');
+  await t.rejects(listenGrpcAt(listener, address!), {
+    name: 'ListenError',
+    message: `GATEWAY_DECISION_GRPC_PORT: 127.0.0.1:${port} (the decision-grpc listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_GRPC_PORT to a free port`,
+  });
 });
 
 t.test('a YAML error shows its caret excerpt as lines; an unknown variable is named with the setting it meant', async (t) => {

@@ -59,10 +59,19 @@ export class GrpcDecisionListener {
     this.server.unbind(this.bound);
   }
 
-  /** Resolves once every connection has closed after its calls were answered. */
+  /**
+   * Resolves once every connection has closed after its calls were answered; past a call's longest
+   * time (a health Watch stream never ends by itself), what is left is cut off.
+   */
   close(): Promise<void> {
     this.health.stop();
-    return new Promise((resolve) => this.server.tryShutdown(() => resolve()));
+    return new Promise((resolve) => {
+      const cutOff = setTimeout(() => this.server.forceShutdown(), this.graceMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(cutOff);
+        resolve();
+      });
+    });
   }
 
   /** Ends every connection at once, calls in flight with them. */
