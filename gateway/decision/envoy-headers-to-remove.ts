@@ -13,8 +13,10 @@ const SET_BY_ENVOY: ReadonlySet<string> = new Set(['host', 'content-length', 'x-
  * (Envoy would otherwise remove the answer itself). Pseudo-headers and Envoy's own x-envoy-* are
  * never named: Envoy ignores or owns them.
  */
+const ALWAYS_REMOVED: readonly string[] = [...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS];
+
 export function envoyHeadersToRemove(received: Iterable<string>, answered: ReadonlySet<string>): string[] {
-  const names = new Set<string>([...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS]);
+  const names = new Set<string>(ALWAYS_REMOVED);
   for (const name of received) {
     if (name.startsWith(':') || name.startsWith('x-envoy-') || SET_BY_ENVOY.has(name) || answered.has(name)) continue;
     if (!forwardableRequestHeader(name)) names.add(name);

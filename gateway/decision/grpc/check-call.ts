@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { boundedCache } from '../../cache/bounded-cache.js';
 import type { Settings } from '../../config/settings.js';
 import { GatewayError } from '../../errors.js';
 import { BodyHold, type BodyBudget } from '../../http/body-budget.js';
@@ -74,11 +75,21 @@ interface Observed {
 
 export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<CheckRequest, CheckResponse>, callback: sendUnaryData<CheckResponse>) => void {
   const inFlight = deps.metrics.inFlight.labels(GRPC_DECISION_LISTENER);
+  // A peer string is one connection, which carries many calls: parsed once.
+  const callers = boundedCache<string, { address: Address | undefined }>(1024);
+  const callerOf = (peer: string) => {
+    let known = callers.get(peer);
+    if (!known) callers.set(peer, (known = { address: callerAddress(peer) }));
+    return known.address;
+  };
   return (call, callback) => {
     const started = performance.now();
     const requestId = randomUUID();
     const peer = call.getPeer();
-    let log = deps.log.child({ request_id: requestId });
+    // One child logger per call, made once the trace fields are known (or at the refusal before).
+    const bindings: Record<string, string> = { request_id: requestId };
+    let callLog: Logger | undefined;
+    const log = () => (callLog ??= deps.log.child(bindings));
     let described: DescribedCheck | undefined;
     let verdict: Verdict | undefined;
     let settled = false;
@@ -88,7 +99,7 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
       const seconds = (performance.now() - started) / 1000;
       const { error, response } = outcome;
       const status = response?.denied_response?.status.code ?? (error ? error.status : 200);
-      recordDecision(deps.metrics, log, {
+      recordDecision(deps.metrics, log(), {
         convention: CONVENTION,
         verdict: outcome.verdict,
         code: error?.code,
@@ -97,7 +108,7 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
         seconds,
       });
       const original = outcome.described?.original;
-      log.info(
+      log().info(
         {
           rpc: RPC,
           peer,
@@ -117,9 +128,9 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
       settled = true;
       clearTimeout(timer);
       inFlight.dec();
-      if (error && loggedAsFailure(error)) log.error({ err: error.cause ?? error, code: error.code }, 'decision failed');
+      if (error && loggedAsFailure(error)) log().error({ err: error.cause ?? error, code: error.code }, 'decision failed');
       // Envoy keeps the status; the base a refused signature was checked against is kept for an operator.
-      if (error?.details.signature_base !== undefined) log.debug({ signature_base: error.details.signature_base }, 'signature base of a refused request');
+      if (error?.details.signature_base !== undefined) log().debug({ signature_base: error.details.signature_base }, 'signature base of a refused request');
       callback(null, response);
       observe({ described, verdict, error, response });
     };
@@ -140,13 +151,13 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
     const whenDone: (() => void)[] = [];
     void (async () => {
       try {
-        const caller = callerAddress(peer);
+        const caller = callerOf(peer);
         if (!caller || !anyContains(deps.settings.trustedProxies, caller)) throw new GatewayError('decision_caller_not_trusted');
         const notReady = deps.notReady();
         if (notReady) throw notReady;
         described = describeCheck(call.request);
-        log = log.child(traceFields(described.original.headers.traceparent));
-        verdict = await deps.check({ original: described.original, peer: caller, body: sentBody(described.body, deps.bodyBudget, whenDone), log });
+        Object.assign(bindings, traceFields(described.original.headers.traceparent));
+        verdict = await deps.check({ original: described.original, peer: caller, body: sentBody(described.body, deps.bodyBudget, whenDone), log: log() });
         if (verdict.allowed) finish(allowedAnswer(verdict, requestId, described.headerNames), undefined);
         else refuse(verdict.error, verdict.responseFields);
       } catch (error) {

@@ -33,5 +33,7 @@ export function decisionServerOptions(settings: { maxBodyBytes: number; decision
     'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
     // The calls in flight at a GOAWAY finish within their deadline.
     'grpc.max_connection_age_grace_ms': settings.decisionGrpcDeadlineMs + 1000,
+    // channelz (grpc-js's introspection service, not served here) would trace every call.
+    'grpc.enable_channelz': 0,
   };
 }
