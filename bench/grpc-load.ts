@@ -36,7 +36,8 @@ export function envoyBearerCheck(path: string, host: string, token: string, clie
   };
 }
 
-function encodeCheck(request: CheckRequest): Buffer {
+/** A CheckRequest as it goes on the wire. */
+export function encodeCheck(request: CheckRequest): Buffer {
   const service = loadSync('envoy/service/auth/v3/external_auth.proto', { ...LOADER_OPTIONS, includeDirs: [findProtoDir()] })[
     AUTHORIZATION_SERVICE
   ] as unknown as {

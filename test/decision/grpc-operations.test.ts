@@ -3,9 +3,10 @@
 // and the drain; the drain itself (calls answered, connections asked to go, the port closed); and a
 // connection Envoy keeps open and pings is neither closed nor policed.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { status as rpc } from '@grpc/grpc-js';
+import { Client, credentials, status as rpc } from '@grpc/grpc-js';
 import t from 'tap';
 import { authorizationClient } from '../../bench/grpc-authorization-client.js';
+import { encodeCheck } from '../../bench/grpc-load.js';
 import { drainAndClose } from '../../gateway/process/drain.js';
 import { closedPort } from '../helpers/http.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
@@ -54,9 +55,9 @@ t.test('nonces and rate limits are one with the HTTP decision listener: what gRP
   t.equal(limited.headers['x-gateway-error'], 'rate_limited');
 });
 
-t.test('every call has a deadline: the listener’s, answered decision_timeout; the caller’s, after which it is not answered', async (t) => {
+t.test('every call has a deadline: the listener’s, or just before the caller’s, answered decision_timeout; a call given up is counted', async (t) => {
   let slow = false;
-  const { tg, client } = await startGrpcGateway(
+  const { tg, client, port } = await startGrpcGateway(
     t,
     { decision_grpc_deadline_ms: 150 },
     {
@@ -76,8 +77,22 @@ t.test('every call has a deadline: the listener’s, answered decision_timeout; 
   const late = refused(t, await client.check(ask()), 503, 'decision_timeout', rpc.DEADLINE_EXCEEDED);
   t.ok(Date.now() - started < 550, 'answered at the deadline, not when the store answered');
   t.equal(late.headers.find((o) => o.header.key === 'retry-after')?.header.value, '1');
-  // Envoy's own timeout shorter than the listener's: the caller gives up, and the call is counted as such.
-  await t.rejects(client.check(ask(), 50), { code: rpc.DEADLINE_EXCEEDED });
+  // Envoy's own deadline sooner than the listener's: refused just before it, so that Envoy has the answer.
+  const soon = Date.now();
+  refused(t, await client.check(ask(), 100), 503, 'decision_timeout', rpc.DEADLINE_EXCEEDED);
+  t.ok(Date.now() - soon < 100, 'before the caller gave up');
+  // A caller that gives up (Envoy's client cancelled the request) is counted as such.
+  const raw = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+  t.teardown(() => raw.close());
+  const cancelled = raw.makeUnaryRequest(
+    '/envoy.service.auth.v3.Authorization/Check',
+    (bytes: Buffer) => bytes,
+    (bytes: Buffer) => bytes,
+    encodeCheck(ask()),
+    () => {},
+  );
+  await sleep(50);
+  cancelled.cancel();
   await until(
     async () => /gateway_decisions_total\{convention="envoy-grpc",route="unmatched",outcome="cancelled"\} 1/.test(await tg.gateway.metrics.registry.metrics()),
     'the cancelled call counted',

@@ -1,7 +1,7 @@
 // One Check call: who asks (only a trusted proxy may), whether the gateway is ready, what request is
 // described, then the proxy's own checks (requestChecker) and the answer for their verdict. Every
-// call ends within its deadline (GATEWAY_DECISION_GRPC_DEADLINE_MS, or Envoy's grpc-timeout when
-// sooner), with a refusal if the checks have not concluded by then; and every call is observed as an
+// call ends within its deadline (GATEWAY_DECISION_GRPC_DEADLINE_MS, or just before Envoy's
+// grpc-timeout when sooner), with a refusal if the checks have not concluded by then; and every call is observed as an
 // HTTP decision is: gateway_decisions_total (convention envoy-grpc), the duration, auth failures,
 // rate limits, the audit line of a refusal, and one log line.
 import { randomUUID } from 'node:crypto';
@@ -43,11 +43,18 @@ export function callerAddress(peer: string): Address | undefined {
   return parsePeerAddress(peer.replace(/:\d+$/, ''));
 }
 
-/** Milliseconds left for the call: the listener's deadline, or the caller's when sooner. */
+/** How long before the caller's own deadline the refusal is sent, so that it arrives while the caller still waits. */
+const CALLER_DEADLINE_MARGIN_MS = 20;
+
+/**
+ * Milliseconds the checks may take: the listener's deadline, or, when sooner, the caller's less a
+ * margin (a tenth of it at most), so that Envoy receives decision_timeout with its body and
+ * Retry-After rather than failing the call itself.
+ */
 function deadlineMs(call: ServerUnaryCall<CheckRequest, CheckResponse>, ceilingMs: number): number {
   const deadline = call.getDeadline();
-  const at = deadline instanceof Date ? deadline.getTime() : deadline;
-  return Math.max(0, Math.min(ceilingMs, at - Date.now()));
+  const left = (deadline instanceof Date ? deadline.getTime() : deadline) - Date.now();
+  return Math.max(0, Math.min(ceilingMs, left - Math.min(CALLER_DEADLINE_MARGIN_MS, left / 10)));
 }
 
 /** The body Envoy sent, lent to the admit stage; its bytes count against the body budget from the moment it is read. */
