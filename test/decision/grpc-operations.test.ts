@@ -77,10 +77,9 @@ t.test('every call has a deadline: the listenerâ€™s, or just before the callerâ€
   const late = refused(t, await client.check(ask()), 503, 'decision_timeout', rpc.DEADLINE_EXCEEDED);
   t.ok(Date.now() - started < 550, 'answered at the deadline, not when the store answered');
   t.equal(late.headers.find((o) => o.header.key === 'retry-after')?.header.value, '1');
-  // Envoy's own deadline sooner than the listener's: refused just before it, so that Envoy has the answer.
-  const soon = Date.now();
+  // Envoy's own deadline sooner than the listener's: refused just before it, so that Envoy has the
+  // answer (the client would reject with DEADLINE_EXCEEDED had it come after).
   refused(t, await client.check(ask(), 100), 503, 'decision_timeout', rpc.DEADLINE_EXCEEDED);
-  t.ok(Date.now() - soon < 100, 'before the caller gave up');
   // A caller that gives up (Envoy's client cancelled the request) is counted as such.
   const raw = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
   t.teardown(() => raw.close());
