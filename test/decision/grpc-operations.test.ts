@@ -97,6 +97,12 @@ t.test('every call has a deadline: the listenerâ€™s, or just before the callerâ€
     'the cancelled call counted',
     2000,
   );
+  const lines = tg.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
+  t.match(
+    lines.find((line) => line.outcome === 'cancelled'),
+    { listener: 'decision-grpc', status: 499, grpc_status: null },
+    'logged as given up',
+  );
   slow = false;
   // The slow checks finish in the background; the listener still answers.
   await sleep(700);

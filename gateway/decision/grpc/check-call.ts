@@ -105,7 +105,8 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
     const observe = (outcome: Observed & { cancelled?: boolean }) => {
       const seconds = (performance.now() - started) / 1000;
       const { error, response } = outcome;
-      const status = response?.denied_response?.status.code ?? (error ? error.status : 200);
+      // 499 for a call the caller gave up (no answer went out), as nginx logs a closed request.
+      const status = outcome.cancelled ? 499 : (response?.denied_response?.status.code ?? (error ? error.status : 200));
       recordDecision(deps.metrics, log(), {
         convention: CONVENTION,
         verdict: outcome.verdict,
