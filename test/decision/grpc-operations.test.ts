@@ -59,27 +59,31 @@ t.test('every call has a deadline: the listenerâ€™s, or just before the callerâ€
   let slow = false;
   const { tg, client, port } = await startGrpcGateway(
     t,
-    { decision_grpc_deadline_ms: 150 },
+    { decision_grpc_deadline_ms: 300 },
     {
       store: 'embedded',
-      // consumeNonce is a signed request's last store call: held back past the deadline.
+      // consumeNonce is a signed request's last store call: held back past every deadline here.
       wrapStore: (store) =>
         recordingStore(store, [], (name, args) =>
-          slow && name === 'consumeNonce' ? sleep(600).then(() => store.consumeNonce(...(args as Parameters<typeof store.consumeNonce>))) : undefined,
+          slow && name === 'consumeNonce' ? sleep(1500).then(() => store.consumeNonce(...(args as Parameters<typeof store.consumeNonce>))) : undefined,
         ),
     },
   );
+  const metrics = () => tg.gateway.metrics.registry.metrics();
+  const calls = () => tg.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
   const ask = () => envoyCheck({ method: 'GET', path: '/v1/balance', host: BANKING_HOST, headers: signed(sa, 'GET', '/v1/balance') });
   allowed(t, await client.check(ask()));
   slow = true;
-  const started = Date.now();
+  // The listener's deadline: refused then, not when the store answers (which would have allowed it).
   const late = refused(t, await client.check(ask()), 503, 'decision_timeout', rpc.DEADLINE_EXCEEDED);
-  t.ok(Date.now() - started < 550, 'answered at the deadline, not when the store answered');
   t.equal(late.headers.find((o) => o.header.key === 'retry-after')?.header.value, '1');
-  // Envoy's own deadline sooner than the listener's: refused just before it, so that Envoy has the
-  // answer (the client would reject with DEADLINE_EXCEEDED had it come after).
-  refused(t, await client.check(ask(), 100), 503, 'decision_timeout', rpc.DEADLINE_EXCEEDED);
+  // Envoy's own deadline sooner than the listener's: the listener refuses just before it, so that
+  // Envoy has the answer. (On a loaded machine the answer may still reach this client too late: the
+  // listener's side is what is asserted.)
+  await client.check(ask(), 200).catch(() => undefined);
+  await until(() => calls().filter((line) => line.outcome === 'decision_timeout').length === 2, 'the second decision_timeout', 3000);
+  t.equal(calls().filter((line) => line.outcome === 'cancelled').length, 0, 'answered, not given up');
   // A caller that gives up (Envoy's client cancelled the request) is counted as such.
   const raw = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
   t.teardown(() => raw.close());
@@ -90,24 +94,22 @@ t.test('every call has a deadline: the listenerâ€™s, or just before the callerâ€
     encodeCheck(ask()),
     () => {},
   );
-  await sleep(50);
+  await until(async () => /gateway_requests_in_flight\{listener="decision-grpc"\} 1/.test(await metrics()), 'the call in flight', 3000);
   cancelled.cancel();
   await until(
-    async () => /gateway_decisions_total\{convention="envoy-grpc",route="unmatched",outcome="cancelled"\} 1/.test(await tg.gateway.metrics.registry.metrics()),
+    async () => /gateway_decisions_total\{convention="envoy-grpc",route="unmatched",outcome="cancelled"\} 1/.test(await metrics()),
     'the cancelled call counted',
-    2000,
+    3000,
   );
-  const lines = tg.logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request');
   t.match(
-    lines.find((line) => line.outcome === 'cancelled'),
+    calls().find((line) => line.outcome === 'cancelled'),
     { listener: 'decision-grpc', status: 499, grpc_status: null },
     'logged as given up',
   );
   slow = false;
   // The slow checks finish in the background; the listener still answers.
-  await sleep(700);
   allowed(t, await client.check(ask()));
-  t.match(await tg.gateway.metrics.registry.metrics(), /gateway_requests_in_flight\{listener="decision-grpc"\} 0/);
+  await until(async () => /gateway_requests_in_flight\{listener="decision-grpc"\} 0/.test(await metrics()), 'nothing left in flight', 3000);
 });
 
 t.test('health follows readiness: a gateway whose store does not answer is NOT_SERVING and refuses store_unavailable', async (t) => {
