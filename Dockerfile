@@ -24,6 +24,8 @@ COPY --from=build /app/clients/typescript/dist ./clients/typescript/dist
 COPY config ./config
 COPY policies ./policies
 COPY dashboard ./dashboard
+# The gRPC decision listener's protocol buffers (loaded only when GATEWAY_DECISION_GRPC_PORT is set).
+COPY proto ./proto
 USER node
 EXPOSE 8080 8081
 # Liveness, not readiness: a container whose Redis is down is alive (it answers 503 and recovers by

@@ -26,6 +26,8 @@ export interface Gateway {
   adminUrl: string;
   /** The decision listener (edge proxies ask there; 127.0.0.1 is its trusted proxy). */
   decisionUrl: string;
+  /** The gRPC decision listener, host:port (Envoy's ext_authz gRPC service). */
+  decisionGrpcAddress: string;
   adminToken: string;
   /** The process started: the cluster primary when workers > 1. */
   pid: number;
@@ -38,7 +40,7 @@ const ISSUER = 'http://gateway.bench.test';
 const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1);
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const [port, adminPort, decisionPort] = [await freePort(), await freePort(), await freePort()];
+  const [port, adminPort, decisionPort, decisionGrpcPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const adminToken = options.adminToken ?? randomBytes(32).toString('hex');
   const child: ChildProcess = await startProcess(
     START_ARGS,
@@ -46,6 +48,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       GATEWAY_PORT: String(port),
       GATEWAY_ADMIN_PORT: String(adminPort),
       GATEWAY_DECISION_PORT: String(decisionPort),
+      GATEWAY_DECISION_GRPC_PORT: String(decisionGrpcPort),
       GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32',
       GATEWAY_HOST: '127.0.0.1',
       GATEWAY_ADMIN_TOKEN: adminToken,
@@ -69,6 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     url: `http://127.0.0.1:${port}`,
     adminUrl: `http://127.0.0.1:${adminPort}`,
     decisionUrl: `http://127.0.0.1:${decisionPort}`,
+    decisionGrpcAddress: `127.0.0.1:${decisionGrpcPort}`,
     adminToken,
     pid: child.pid!,
     stop: () => stopProcess(child),

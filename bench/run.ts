@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { processTree } from './cpu.js';
 import { createClient, startGateway, type Gateway } from './gateway.js';
 import { describeJwtAlgorithms, measureJwtAlgorithms } from './jwt-algorithms.js';
+import { envoyBearerCheck, grpcCheckGenerator } from './grpc-load.js';
 import { autocannonGenerator, runAutocannon } from './load.js';
 import type { LoadGenerator } from './load-target.js';
 import { measureFigure, type Figure, type FigureTarget } from './measure.js';
@@ -163,6 +164,23 @@ async function main(): Promise<void> {
     scenario: `gateway: decision only, Bearer (Envoy shape)${decisionMark}`,
     figure: bearerDecision,
     comparison: `vs bare proxy: CPU ${ratio(bearerDecision.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 0.6×); vs the proxied Bearer route: ${cpuAndRate(bearerDecision, bearerOne)}`,
+  });
+  // The same decision asked of the gRPC listener (envoy.service.auth.v3.Authorization/Check).
+  const grpcLoad = grpcCheckGenerator(gateway.decisionGrpcAddress, envoyBearerCheck(SALES, new URL(gateway.url).host, client.token, EDGE_CLIENT));
+  const bearerGrpcDecision = await gatewayFigure(
+    'gateway gRPC decision, Bearer (Envoy ext_authz gRPC)',
+    { url: gateway.decisionGrpcAddress },
+    gatewayPids,
+    sidePids,
+    grpcLoad,
+  );
+  const grpcMark = footnote(
+    `The gRPC decision listener's Check for the same request, as Envoy's ext_authz gRPC service asks it: a grpc-js client in the bench process, ${CONNECTIONS} calls in flight on one HTTP/2 connection (ghz is not installed).`,
+  );
+  lines.push({
+    scenario: `gateway: gRPC decision only, Bearer (Envoy Check)${grpcMark}`,
+    figure: bearerGrpcDecision,
+    comparison: `vs the HTTP decision: ${cpuAndRate(bearerGrpcDecision, bearerDecision)}`,
   });
   // The same two rows on the other store: a run prints the targets of both.
   const otherStore: Store = STORE === 'redis' ? 'embedded' : 'redis';

@@ -26,6 +26,7 @@ import { observeRequests } from './pipeline/observe.js';
 import { requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
 import { registerProxy } from './pipeline/proxy.js';
 import { registerDecision } from './decision/decision-app.js';
+import { GrpcDecisionListener } from './decision/grpc/grpc-decision-listener.js';
 import { loadPolicies, type Policy } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
 import { Lifecycle } from './process/lifecycle.js';
@@ -58,6 +59,8 @@ export interface Gateway {
   readonly adminApp: FastifyInstance;
   /** The decision listener for edge proxies; only when GATEWAY_DECISION_PORT is set. */
   readonly decisionApp: FastifyInstance | undefined;
+  /** Envoy's gRPC external authorization service; only when GATEWAY_DECISION_GRPC_PORT is set. */
+  readonly decisionGrpc: GrpcDecisionListener | undefined;
   readonly store: CredentialStore;
   readonly policy: PolicyHolder;
   readonly keys: SigningKeys;
@@ -159,13 +162,18 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   };
   const responseSigning = registerResponseSigning(publicApp, settings, bodyBudget);
   const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams), responseSigning, tracing });
+  const decide = requestChecker(checks);
   let decisionApp: FastifyInstance | undefined;
   if (settings.decisionPort !== null) {
     decisionApp = newFastify(settings, options, settings.maxBodyBytes, { name: 'decision', tracing });
     decisionApp.addHook('onRequest', readiness.gate());
     observeListenerLoad(decisionApp, 'decision', metrics);
-    await registerDecision(decisionApp, { settings, check: requestChecker(checks), metrics });
+    await registerDecision(decisionApp, { settings, check: decide, metrics });
   }
+  const decisionGrpc =
+    settings.decisionGrpcPort === null
+      ? undefined
+      : new GrpcDecisionListener({ settings, check: decide, metrics, bodyBudget, notReady: () => readiness.refusal(), logStream: options.logStream });
 
   const adminApp = newFastify(settings, options, settings.adminMaxBodyBytes);
   adminApp.addHook('preParsing', countBodyAgainst(bodyBudget));
@@ -181,6 +189,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     publicApp,
     adminApp,
     decisionApp,
+    decisionGrpc,
     store,
     policy,
     keys,
@@ -195,7 +204,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([publicApp.close(), adminApp.close(), decisionApp?.close()]);
+      await Promise.all([publicApp.close(), adminApp.close(), decisionApp?.close(), decisionGrpc?.close()]);
       await closeUpstreams();
       // The listeners are closed: every span has ended, and the last batch is sent (bounded).
       await tracing?.shutdown(TRACING_SHUTDOWN_MS);

@@ -296,6 +296,12 @@ export const ERRORS = {
       'A request body must come with a Content-Length: the edge proxy in front of the gateway cannot tell a body without one from none before it asks for a decision.',
     action: 'Send the body with a Content-Length (not chunked, not HTTP/2 DATA frames without one).',
   },
+  decision_timeout: {
+    status: 503,
+    message:
+      "The decision took longer than its deadline (GATEWAY_DECISION_GRPC_DEADLINE_MS, or the edge proxy's own): the request is refused; a signed request's nonce may have been used.",
+    action: "Sign the request again and retry after Retry-After; operators: check the credential store's latency and the gRPC timeout Envoy sets.",
+  },
   body_partial: {
     status: 413,
     message: 'The edge proxy sent only part of the body, whose digest cannot be checked.',

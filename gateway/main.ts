@@ -15,7 +15,7 @@ import { startEchoUpstream, type EchoUpstream } from './examples/echo-upstream.j
 import { PolicyError } from './policy/policy-loader.js';
 import { obeyOrders } from './process/control.js';
 import { drainTiming } from './process/drain.js';
-import { checkAddressesFree, listenAt, listenerAddresses, ListenError } from './process/listeners.js';
+import { checkAddressesFree, listenAt, listenerAddresses, listenGrpcAt, ListenError } from './process/listeners.js';
 import { reportReady } from './process/messages.js';
 import { writePidFile } from './process/pid-file.js';
 import { superviseWorkers } from './process/workers.js';
@@ -46,15 +46,19 @@ function developmentAdminToken(settings: Settings): string {
 
 /** Binds every listener, the public one once the store answers (or after a few seconds); on a failure closes what did bind. */
 async function listen(gateway: Gateway, settings: Settings): Promise<void> {
-  const [admin, publicAddress, decision] = listenerAddresses(settings);
+  const addresses = listenerAddresses(settings);
+  const address = (listener: string) => addresses.find((a) => a.listener === listener);
   try {
-    await listenAt(gateway.adminApp, admin!);
+    await listenAt(gateway.adminApp, address('admin')!);
     // A load balancer sends a restarted instance traffic as soon as its public port opens: open it
     // once the store answers, so that a rolling restart answers nothing with 503. Without a store
     // after a few seconds, open it anyway (not ready: 503) and become ready when the store answers.
     for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline;) await sleep(20);
-    await listenAt(gateway.publicApp, publicAddress!);
+    await listenAt(gateway.publicApp, address('public')!);
+    const decision = address('decision');
     if (gateway.decisionApp && decision) await listenAt(gateway.decisionApp, decision);
+    const decisionGrpc = address('decision-grpc');
+    if (gateway.decisionGrpc && decisionGrpc) await listenGrpcAt(gateway.decisionGrpc, decisionGrpc);
   } catch (error) {
     await gateway.close();
     throw error;
@@ -133,6 +137,7 @@ async function main(): Promise<void> {
       public: settings.port,
       admin: settings.adminPort,
       decision: settings.decisionPort,
+      decision_grpc: settings.decisionGrpcPort,
       tracing: settings.tracing
         ? {
             endpoint: redactUrl(settings.tracing.endpoint),

@@ -62,7 +62,24 @@ export const SETTINGS = {
     env: 'GATEWAY_DECISION_HOST',
     kind: ADDRESS,
     default: '127.0.0.1',
-    description: 'Address the decision listener binds; only the edge proxies may reach it.',
+    description: 'Address the decision listener binds (the gRPC one too); only the edge proxies may reach it.',
+  }),
+  decisionGrpcPort: nullable({
+    key: 'decision_grpc_port',
+    env: 'GATEWAY_DECISION_GRPC_PORT',
+    kind: integer(0, 65535),
+    shownDefault: 'off',
+    example: 8083,
+    description:
+      "Port of the gRPC decision listener on decision_host: Envoy's external authorization service (envoy.service.auth.v3.Authorization/Check) and gRPC health (grpc.health.v1.Health), plaintext HTTP/2 (README, Envoy over gRPC); needs trusted_proxies.",
+  }),
+  decisionGrpcDeadlineMs: setting({
+    key: 'decision_grpc_deadline_ms',
+    env: 'GATEWAY_DECISION_GRPC_DEADLINE_MS',
+    kind: integer(10, 60_000),
+    default: 2000,
+    description:
+      "Longest a gRPC decision may take, or the caller's own deadline when that comes sooner: past it the call is answered 503 decision_timeout, which Envoy passes on as a refusal.",
   }),
   logLevel: setting({ key: 'log_level', env: 'GATEWAY_LOG_LEVEL', kind: choice(LOG_LEVELS), default: 'info', description: 'Lowest level of the log lines written.' }),
   logFormat: setting({

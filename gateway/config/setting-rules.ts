@@ -39,11 +39,13 @@ export const SETTING_RULES: readonly SettingRule<RegistryValues>[] = [
   {
     // Only a trusted proxy may ask for decisions (it names the client address): none trusted, none may.
     rule: 'the decision listener needs trusted proxies',
-    involves: ['decisionPort', 'trustedProxies'],
+    involves: ['decisionPort', 'decisionGrpcPort', 'trustedProxies'],
     check: (s) =>
-      s.decisionPort !== null && s.trustedProxies.length === 0
-        ? [{ about: 'decisionPort', problem: `needs ${SETTINGS.trustedProxies.env} to name the edge proxies that may ask for decisions (e.g. 127.0.0.1/32)` }]
-        : [],
+      s.trustedProxies.length > 0
+        ? []
+        : (['decisionPort', 'decisionGrpcPort'] as const)
+            .filter((about) => s[about] !== null)
+            .map((about) => ({ about, problem: `needs ${SETTINGS.trustedProxies.env} to name the edge proxies that may ask for decisions (e.g. 127.0.0.1/32)` })),
   },
   {
     rule: 'the body budget holds the largest body',

@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, HOP_BY_HOP, IDENTITY_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
 import { authorityOf, type OriginalRequest } from '../pipeline/original-request.js';
+import { envoyHeadersToRemove } from './envoy-headers-to-remove.js';
 
 type ConventionName = 'nginx' | 'envoy' | 'traefik' | 'caddy';
 
@@ -21,7 +22,8 @@ export interface Convention {
   completeAllowed?(request: FastifyRequest, headers: Record<string, string>): void;
 }
 
-const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An HTTP method: a token (RFC 9110 5.6.2). */
+export const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -81,7 +83,7 @@ export function withheldBodyPresent(declaredLength: number | undefined, transfer
 }
 
 /** Methods that carry a body: when the edge proxy keeps the body, such a request is taken to have one. */
-const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * CGI-style frameworks read x_gateway_client_id as X-Gateway-Client-Id. The proxy drops such a
@@ -204,29 +206,15 @@ const envoy: Convention = {
     });
   },
   completeAllowed(request, headers) {
-    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemove(request);
+    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemove(Object.keys(request.headers), ANSWERED_BY_ENVOY_HTTP).join(', ');
   },
 };
 
-/** Headers Envoy keeps setting itself, or that carry the decision's own answer: never removed by it. */
-const KEPT_BY_ENVOY: ReadonlySet<string> = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-proto', ...IDENTITY_HEADERS]);
-
 /**
- * What Envoy removes from the request it forwards, by the proxy's rule: the consumed credentials, the
- * client routing claims and overrides in common use, and any other header of this request the rule
- * drops. Answered on every allowed decision, so the rule holds even where envoy.yaml was edited.
+ * The identity headers carry the decision's answer (allowed_upstream_headers copies those it sets;
+ * envoy.yaml removes a client's x-gateway-* before it asks): never named for removal.
  */
-const ALWAYS_REMOVED: ReadonlySet<string> = new Set([...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS]);
-/** The fixed part of every answer, joined once. */
-const ALWAYS_REMOVED_LIST = [...ALWAYS_REMOVED].join(', ');
-
-function envoyHeadersToRemove(request: FastifyRequest): string {
-  let list = ALWAYS_REMOVED_LIST;
-  for (const name in request.headers) {
-    if (!ALWAYS_REMOVED.has(name) && !name.startsWith('x-envoy-') && !KEPT_BY_ENVOY.has(name) && !forwardableRequestHeader(name)) list += `, ${name}`;
-  }
-  return list;
-}
+const ANSWERED_BY_ENVOY_HTTP: ReadonlySet<string> = new Set(IDENTITY_HEADERS);
 
 /**
  * Traefik forwardAuth: X-Forwarded-Method, -Uri, -Host and -Proto describe the request (Traefik

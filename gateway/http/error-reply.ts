@@ -62,12 +62,20 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
     reply.header('connection', 'close');
     closeAfterResponse(request.raw);
   }
+  return reply
+    .code(status)
+    .headers(error.headers)
+    .send(errorBody(error, String(request.id), oauth));
+}
+
+/** The catalog's JSON error body: error, message and request_id, then the field and details; OAuth endpoints add error_description. */
+export function errorBody(error: GatewayError, requestId: string, oauth = false): Record<string, string> {
   const body: Record<string, string> = oauth
-    ? { error: error.code, message: error.message, error_description: error.message, request_id: String(request.id) }
-    : { error: error.code, message: error.message, request_id: String(request.id) };
+    ? { error: error.code, message: error.message, error_description: error.message, request_id: requestId }
+    : { error: error.code, message: error.message, request_id: requestId };
   if (error.field) body.field = error.field;
   for (const [name, value] of Object.entries(error.details)) if (!Object.hasOwn(body, name)) body[name] = value;
-  return reply.code(status).headers(error.headers).send(body);
+  return body;
 }
 
 /**

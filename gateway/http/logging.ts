@@ -1,7 +1,7 @@
 // Logger options shared by both listeners. Requests are logged by path only (a query string may
 // carry anything), and every header or field that can hold a credential is redacted.
 import type { FastifyServerOptions } from 'fastify';
-import { stdTimeFunctions, type DestinationStream, type LoggerOptions } from 'pino';
+import { pino, stdTimeFunctions, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { LogFormat } from '../config/setting-registry.js';
 
 export const REDACTED_PATHS = [
@@ -48,6 +48,12 @@ export function loggerOptions(level: string, format: LogFormat, stream?: Destina
   };
 }
 
+/** A logger like a listener's, for a listener that is not a Fastify one (the gRPC decision listener); its lines carry `listener`. */
+export function listenerLogger(level: string, format: LogFormat, listener: string, stream?: DestinationStream): Logger {
+  const options: LoggerOptions = { level, ...logFormatOptions(format), redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return (stream ? pino(options, stream) : pino(options)).child({ listener });
+}
+
 /** Shows an Access ID the way the list does: the first 8 characters, the rest hidden. */
 export function maskAccessId(accessId: string): string {
   return accessId.length <= 8 ? '********' : `${accessId.slice(0, 8)}-****-****-****-************`;
@@ -63,7 +69,11 @@ const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-[0-9a-f
  * on, the request's span's ids are bound instead (request-tracing.ts).
  */
 export const traceAwareChildLogger: FastifyServerOptions['childLoggerFactory'] = function (logger, bindings, options, rawRequest) {
-  const header = rawRequest.headers.traceparent;
-  const match = typeof header === 'string' ? TRACEPARENT.exec(header) : null;
-  return logger.child(match ? { ...bindings, trace_id: match[1], parent_span_id: match[2] } : bindings, options);
+  return logger.child({ ...bindings, ...traceFields(rawRequest.headers.traceparent) }, options);
 };
+
+/** The log fields of a W3C traceparent value (trace_id, parent_span_id); none for an absent or invalid one. */
+export function traceFields(header: string | string[] | undefined): { trace_id?: string; parent_span_id?: string } {
+  const match = typeof header === 'string' ? TRACEPARENT.exec(header) : null;
+  return match ? { trace_id: match[1]!, parent_span_id: match[2]! } : {};
+}

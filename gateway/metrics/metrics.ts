@@ -23,7 +23,7 @@ export class GatewayMetrics {
 
   readonly inFlight = new Gauge({
     name: 'gateway_requests_in_flight',
-    help: 'Requests received and not yet answered, by listener (public, decision, admin).',
+    help: 'Requests received and not yet answered, by listener (public, decision, decision-grpc, admin).',
     labelNames: ['listener'] as const,
     registers: [this.registry],
   });
@@ -45,7 +45,7 @@ export class GatewayMetrics {
 
   readonly decisions = new Counter({
     name: 'gateway_decisions_total',
-    help: 'Decisions asked of the decision listener by edge proxy convention, policy route id and outcome (allowed, or the error code).',
+    help: 'Decisions asked of the decision listeners by edge proxy convention (envoy-grpc: the gRPC listener), policy route id and outcome (allowed, the error code, or cancelled: the gRPC caller gave up first).',
     labelNames: ['convention', 'route', 'outcome'] as const,
     registers: [this.registry],
   });

@@ -88,9 +88,15 @@ export class Readiness {
   /** The public listener's first hook: nothing is served, let alone forwarded, before readiness. */
   gate(): onRequestAsyncHookHandler {
     return async () => {
-      if (this.serving) return;
-      throw new GatewayError('store_unavailable', this.deps.breaker.up ? 'The gateway is not ready yet; the request was not forwarded.' : undefined);
+      const refusal = this.refusal();
+      if (refusal) throw refusal;
     };
+  }
+
+  /** What a request is answered with while the gateway is not ready; undefined once it is. */
+  refusal(): GatewayError | undefined {
+    if (this.serving) return undefined;
+    return new GatewayError('store_unavailable', this.deps.breaker.up ? 'The gateway is not ready yet; the request was not forwarded.' : undefined);
   }
 
   close(): void {

@@ -3,9 +3,9 @@
 // gateway_auth_failures_total (and a rate-limited request in gateway_rate_limited_requests_total)
 // whether the proxy refused it or a decision did, so the alerts and dashboards on them see traffic
 // behind an edge proxy too. The public listener also counts its requests and their duration
-// (proxied ones by policy route, the gateway's own endpoints by path); the decision listener counts
-// its decisions by edge proxy convention instead.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// (proxied ones by policy route, the gateway's own endpoints by path); the decision listeners (HTTP
+// and gRPC, recordDecision) count their decisions by edge proxy convention instead.
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, type ErrorCode } from '../errors.js';
 import { audit } from '../http/audit.js';
 import { statusClass, type GatewayMetrics } from '../metrics/metrics.js';
@@ -56,25 +56,44 @@ function observePublic(metrics: GatewayMetrics, request: FastifyRequest, reply: 
   }
 }
 
-function observeDecision(metrics: GatewayMetrics, request: FastifyRequest, reply: FastifyReply, convention: string): void {
-  const identified = request.verdict?.request;
+/** One decision, however it was asked (an HTTP convention or Envoy's gRPC service). */
+export interface DecidedRequest {
+  /** The edge proxy convention ('envoy-grpc' for the gRPC service; 'none' off the routes). */
+  readonly convention: string;
+  /** What the checks concluded; undefined when the decision was refused before them (an untrusted caller, a bad description). */
+  readonly verdict: Verdict | undefined;
+  /** The error code answered; undefined when allowed. An outcome outside the catalog (cancelled) is given as `outcome`. */
+  readonly code: ErrorCode | undefined;
+  /** Overrides the metrics' outcome label (a call the edge proxy gave up on before the answer). */
+  readonly outcome?: string;
+  /** The status answered (the one the edge proxy needs). */
+  readonly status: number;
+  readonly seconds: number;
+}
+
+/**
+ * Counts a decision (by convention, route and outcome), its duration, a rate-limited request and a
+ * refused credential, and audits every refusal.
+ */
+export function recordDecision(metrics: GatewayMetrics, log: FastifyBaseLogger, decided: DecidedRequest): void {
+  const { convention, code, status } = decided;
+  const identified = decided.verdict?.request;
   const route = identified?.route.id ?? 'unmatched';
-  const code = request.errorCode;
-  const outcome = code ?? 'allowed';
+  const outcome = decided.outcome ?? code ?? 'allowed';
   metrics.decisions.inc({ convention, route, outcome });
-  metrics.decisionDuration.observe({ convention, outcome }, reply.elapsedTime / 1000);
+  metrics.decisionDuration.observe({ convention, outcome }, decided.seconds);
   if (!code) return;
   if (identified && code === 'rate_limited') metrics.rateLimited.inc({ route });
   // Counted only once a route was identified: a refused edge proxy or description is not a refused credential.
   if (identified && refusesCredential(code)) metrics.authFailures.inc({ scheme: identified.route.auth, reason: code });
   // Every refused decision is audited: the edge proxy answers the client with it.
-  audit(request.log, 'request.denied', {
+  audit(log, 'request.denied', {
     mode: 'decision',
     convention,
     reason: code,
     scheme: identified?.route.auth ?? null,
     route,
-    status: reply.statusCode,
+    status,
     address: identified?.clientAddress?.toString() ?? null,
   });
 }
@@ -82,6 +101,13 @@ function observeDecision(metrics: GatewayMetrics, request: FastifyRequest, reply
 export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics, listener: ObservedListener): void {
   app.addHook('onResponse', async (request, reply) => {
     if (listener.kind === 'public') observePublic(metrics, request, reply);
-    else observeDecision(metrics, request, reply, listener.conventionOf(reply));
+    else
+      recordDecision(metrics, request.log, {
+        convention: listener.conventionOf(reply),
+        verdict: request.verdict,
+        code: request.errorCode,
+        status: reply.statusCode,
+        seconds: reply.elapsedTime / 1000,
+      });
   });
 }

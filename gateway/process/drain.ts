@@ -47,11 +47,14 @@ function stopAccepting(server: Server): void {
 /** Drains, then closes the gateway. Resolves false if in-flight requests had to be cut off. */
 export async function drainAndClose(gateway: Gateway, timing: DrainTiming): Promise<boolean> {
   gateway.lifecycle.startDraining();
+  // The gRPC decision listener: NOT_SERVING, and its connections asked to go (GOAWAY) once answered.
+  gateway.decisionGrpc?.startDraining();
   // The decision listener too: edge proxies keep connections to it and must reconnect elsewhere.
   const servers = [gateway.publicApp.server, gateway.adminApp.server, ...(gateway.decisionApp ? [gateway.decisionApp.server] : [])];
   for (const server of servers) closeConnectionsAfterResponse(server);
   await sleep(timing.drainMs);
   for (const server of servers) stopAccepting(server);
+  gateway.decisionGrpc?.stopAccepting();
   // No drain asked for (0 s): no settle either.
   await sleep(Math.min(SETTLE_MS, timing.drainMs));
 
@@ -59,6 +62,7 @@ export async function drainAndClose(gateway: Gateway, timing: DrainTiming): Prom
   const cutOff = setTimeout(() => {
     finished = false;
     for (const server of servers) server.closeAllConnections();
+    gateway.decisionGrpc?.forceClose();
   }, timing.finishMs);
   try {
     // Closes idle connections, waits for the others to end after their response, closes the store.

@@ -1,13 +1,15 @@
 // Where the listeners bind, and what a person is told when one cannot: one line naming the setting
-// (GATEWAY_PORT, GATEWAY_ADMIN_PORT, GATEWAY_DECISION_PORT or the host beside it) and the address,
+// (GATEWAY_PORT, GATEWAY_ADMIN_PORT, GATEWAY_DECISION_PORT, GATEWAY_DECISION_GRPC_PORT or the host
+// beside it) and the address,
 // instead of a stack trace. Every address is tried before any listener starts, so that a port in use
 // stops the start before a listener has said that it listens.
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
+import type { GrpcDecisionListener } from '../decision/grpc/grpc-decision-listener.js';
 
 export interface ListenerAddress {
-  readonly listener: 'public' | 'admin' | 'decision';
+  readonly listener: 'public' | 'admin' | 'decision' | 'decision-grpc';
   readonly host: string;
   readonly port: number;
   readonly hostVariable: string;
@@ -23,7 +25,9 @@ export class ListenError extends Error {
 }
 
 /** The addresses of the listeners the settings open, the admin listener first (it binds first). */
-export function listenerAddresses(settings: Pick<Settings, 'host' | 'port' | 'adminHost' | 'adminPort' | 'decisionHost' | 'decisionPort'>): ListenerAddress[] {
+export function listenerAddresses(
+  settings: Pick<Settings, 'host' | 'port' | 'adminHost' | 'adminPort' | 'decisionHost' | 'decisionPort' | 'decisionGrpcPort'>,
+): ListenerAddress[] {
   return [
     { listener: 'admin', host: settings.adminHost, port: settings.adminPort, hostVariable: 'GATEWAY_ADMIN_HOST', portVariable: 'GATEWAY_ADMIN_PORT' },
     { listener: 'public', host: settings.host, port: settings.port, hostVariable: 'GATEWAY_HOST', portVariable: 'GATEWAY_PORT' },
@@ -36,6 +40,17 @@ export function listenerAddresses(settings: Pick<Settings, 'host' | 'port' | 'ad
             port: settings.decisionPort,
             hostVariable: 'GATEWAY_DECISION_HOST',
             portVariable: 'GATEWAY_DECISION_PORT',
+          },
+        ]),
+    ...(settings.decisionGrpcPort === null
+      ? []
+      : [
+          {
+            listener: 'decision-grpc' as const,
+            host: settings.decisionHost,
+            port: settings.decisionGrpcPort,
+            hostVariable: 'GATEWAY_DECISION_HOST',
+            portVariable: 'GATEWAY_DECISION_GRPC_PORT',
           },
         ]),
   ];
@@ -88,5 +103,16 @@ export async function listenAt(app: FastifyInstance, address: ListenerAddress): 
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === undefined) throw error;
     throw new ListenError(listenProblem(address, error));
+  }
+}
+
+/** listenAt for the gRPC decision listener: a bind failure becomes a ListenError; resolves with the port bound. */
+export async function listenGrpcAt(listener: Pick<GrpcDecisionListener, 'listen'>, address: ListenerAddress): Promise<number> {
+  try {
+    return await listener.listen(address.host, address.port);
+  } catch (error) {
+    // grpc-js reports a failed bind as one message, the errno inside it ("... [listen EADDRINUSE: ...]").
+    const message = (error as Error).message;
+    throw new ListenError(listenProblem(address, Object.assign(new Error(message), { code: /\bE[A-Z]+\b/.exec(message)?.[0] })));
   }
 }

@@ -218,6 +218,24 @@ t.test('the decision listener: off by default, on loopback when given a port, an
   refuses(t, () => settingsFrom({}, { GATEWAY_DECISION_PORT: 'eighty', GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32' }, '/srv/gw'), 'GATEWAY_DECISION_PORT', 'must be a whole number');
 });
 
+t.test('the gRPC decision listener: off by default, beside the HTTP one on its host, only with trusted proxies, with a bounded deadline', async (t) => {
+  const off = settingsFrom({}, {}, '/srv/gw');
+  t.equal(off.decisionGrpcPort, null);
+  t.equal(off.decisionGrpcDeadlineMs, 2000);
+  const on = settingsFrom({}, { GATEWAY_DECISION_GRPC_PORT: '8083', GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32', GATEWAY_DECISION_GRPC_DEADLINE_MS: '500' }, '/srv/gw');
+  t.equal(on.decisionGrpcPort, 8083);
+  t.equal(on.decisionPort, null, 'without the HTTP decision listener');
+  t.equal(on.decisionHost, '127.0.0.1');
+  t.equal(on.decisionGrpcDeadlineMs, 500);
+  refuses(t, () => settingsFrom({}, { GATEWAY_DECISION_GRPC_PORT: '8083' }, '/srv/gw'), 'GATEWAY_DECISION_GRPC_PORT', 'needs GATEWAY_TRUSTED_PROXIES');
+  refuses(
+    t,
+    () => settingsFrom({}, { GATEWAY_DECISION_GRPC_PORT: '8083', GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32', GATEWAY_DECISION_GRPC_DEADLINE_MS: '0' }, '/srv/gw'),
+    'GATEWAY_DECISION_GRPC_DEADLINE_MS',
+    'must be between 10 and 60000',
+  );
+});
+
 t.test('a bare decision_port: in the YAML leaves the decision listener off', async (t) => {
   t.equal(settingsFrom({ decision_port: null }, {}, '/srv/gw').decisionPort, null);
   t.equal(settingsFrom({ decision_port: '' }, {}, '/srv/gw').decisionPort, null);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { parse } from 'yaml';
+import { settingsFrom } from '../../gateway/config/settings.js';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, forwardableRequestHeader, IDENTITY_HEADERS } from '../../gateway/pipeline/mutate.js';
 import { droppedOnlyByPattern } from '../../gateway/decision/conventions.js';
 import { REPO_ROOT } from '../helpers/gateway.js';
@@ -58,7 +59,9 @@ function text(value: unknown, what: string): string {
 // route's request_headers_to_remove runs at the router, after the decision; allowed_upstream_headers
 // replaces a header only when the decision sets it.
 interface EnvoyConfig {
+  file: string;
   hcm: Record<string, unknown>;
+  extAuthz: Record<string, unknown>;
   filterNames: string[];
   beforeDecision: Record<string, unknown>[];
   exactBefore: string[];
@@ -68,15 +71,20 @@ interface EnvoyConfig {
   fromDecision: string[];
 }
 
-function envoyConfig(): EnvoyConfig {
-  const doc = record(readYaml('deploy/edge/envoy.yaml'), 'envoy.yaml');
+/**
+ * The HTTP service (envoy.yaml) copies the identity headers allowed_upstream_headers names; the gRPC
+ * service (envoy-grpc.yaml) sets those its answer's ok_response.headers carry, which are the identity
+ * headers and nothing else (test/decision/grpc-ext-authz.test.ts).
+ */
+function envoyConfig(file: string): EnvoyConfig {
+  const doc = record(readYaml(file), file);
   const listener = record(list(record(doc.static_resources, 'static_resources').listeners, 'listeners')[0], 'listener');
   const filter = record(list(record(list(listener.filter_chains, 'filter_chains')[0], 'filter chain').filters, 'filters')[0], 'network filter');
   const hcm = record(filter.typed_config, 'http_connection_manager');
   const httpFilters = list(hcm.http_filters, 'http_filters').map((f) => record(f, 'http filter'));
   const filterNames = httpFilters.map((f) => text(f.name, 'filter name'));
   const extAuthz = httpFilters.find((f) => f.name === 'envoy.filters.http.ext_authz');
-  if (!extAuthz) throw new Error('envoy.yaml has no ext_authz filter');
+  if (!extAuthz) throw new Error(`${file} has no ext_authz filter`);
   const mutationsBefore = httpFilters.slice(0, httpFilters.indexOf(extAuthz)).filter((f) => f.name === 'envoy.filters.http.header_mutation');
   const beforeDecision = mutationsBefore.flatMap((f) =>
     list(record(record(f.typed_config, 'header_mutation').mutations, 'mutations').request_mutations, 'request_mutations').map((m) => record(m, 'mutation')),
@@ -95,11 +103,29 @@ function envoyConfig(): EnvoyConfig {
   const routes = list(routeConfig.virtual_hosts, 'virtual_hosts').flatMap((vh) =>
     list(record(vh, 'virtual host').routes, 'routes').map((r) => record(r, 'route')),
   );
-  const response = record(record(record(extAuthz.typed_config, 'ext_authz').http_service, 'http_service').authorization_response, 'authorization_response');
-  const fromDecision = list(record(response.allowed_upstream_headers, 'allowed_upstream_headers').patterns, 'patterns').map((p) =>
-    text(record(p, 'pattern').exact, 'exact pattern'),
-  );
-  return { hcm, filterNames, beforeDecision, exactBefore, patterns: regexSources.map((source) => new RegExp(source)), regexSources, routes, fromDecision };
+  const config = record(extAuthz.typed_config, 'ext_authz');
+  const fromDecision =
+    config.grpc_service !== undefined
+      ? [...IDENTITY_HEADERS]
+      : list(
+          record(
+            record(record(config.http_service, 'http_service').authorization_response, 'authorization_response').allowed_upstream_headers,
+            'allowed_upstream_headers',
+          ).patterns,
+          'patterns',
+        ).map((p) => text(record(p, 'pattern').exact, 'exact pattern'));
+  return {
+    file,
+    hcm,
+    extAuthz: config,
+    filterNames,
+    beforeDecision,
+    exactBefore,
+    patterns: regexSources.map((source) => new RegExp(source)),
+    regexSources,
+    routes,
+    fromDecision,
+  };
 }
 
 /** True when every route removes the name at the router (route-level request_headers_to_remove). */
@@ -115,13 +141,15 @@ function envoyReplacesRequestId(hcm: Record<string, unknown>): boolean {
 function envoyStages(config: EnvoyConfig): EdgeStages {
   const removedBeforeDecision = (name: string) => config.exactBefore.includes(name) || config.patterns.some((pattern) => pattern.test(name));
   return {
-    file: 'deploy/edge/envoy.yaml',
+    file: config.file,
     removedBeforeDecision,
     removedAfterDecision: (name) => removedByEveryRoute(config.routes, name),
     identityFromDecisionOnly: (name) =>
       config.fromDecision.includes(name) && (removedBeforeDecision(name) || (name === 'x-request-id' && envoyReplacesRequestId(config.hcm))),
+    // x-envoy-* is Envoy's own namespace, outside the rule: envoy-grpc.yaml removes a client's
+    // x-envoy-auth-partial-body, Envoy's word to the decision that the body came.
     exactNames: [
-      ...config.exactBefore,
+      ...config.exactBefore.filter((name) => !name.startsWith('x-envoy-')),
       ...config.routes.flatMap((r) => optionalList(r.request_headers_to_remove, 'request_headers_to_remove').map((n) => text(n, 'name'))),
     ],
   };
@@ -264,82 +292,105 @@ function checkExactNameEdge(t: Test, edge: EdgeStages): void {
   });
 }
 
-const envoy = envoyConfig();
-checkRule(t, envoyStages(envoy));
+for (const envoy of [envoyConfig('deploy/edge/envoy.yaml'), envoyConfig('deploy/edge/envoy-grpc.yaml')]) {
+  const shown = envoy.file.replace('deploy/edge/', '');
+  checkRule(t, envoyStages(envoy));
 
-t.test('envoy.yaml: the header_mutation filter runs before ext_authz', async (t) => {
-  const mutation = envoy.filterNames.indexOf('envoy.filters.http.header_mutation');
-  t.ok(mutation >= 0 && mutation < envoy.filterNames.indexOf('envoy.filters.http.ext_authz'), envoy.filterNames.join(' → '));
-  t.equal(envoy.filterNames.at(-1), 'envoy.filters.http.router');
-});
+  t.test(`${shown}: the header_mutation filter runs before ext_authz`, async (t) => {
+    const mutation = envoy.filterNames.indexOf('envoy.filters.http.header_mutation');
+    t.ok(mutation >= 0 && mutation < envoy.filterNames.indexOf('envoy.filters.http.ext_authz'), envoy.filterNames.join(' → '));
+    t.equal(envoy.filterNames.at(-1), 'envoy.filters.http.router');
+  });
 
-t.test('envoy.yaml: its patterns are the rule, except the X-Forwarded-For and -Proto Envoy sets itself', async (t) => {
-  const stages = envoyStages(envoy);
-  t.notOk(stages.removedBeforeDecision('x-forwarded-for'), 'x-forwarded-for reaches the decision');
-  t.notOk(stages.removedBeforeDecision('x-forwarded-proto'), 'x-forwarded-proto reaches the decision');
-  for (const name of [
-    'x-forwarded-host',
-    'x-forwarded-fo',
-    'x-forwarded-forx',
-    'x-forwarded-protocol',
-    'x-forwarded-',
-    'forwarded',
-    'x-host',
-    'x-real-ip',
-    'x-original-url',
-  ]) {
-    t.ok(stages.removedBeforeDecision(name), name);
-  }
-  holds(
-    t,
-    fc.property(droppedByPattern, (name) => {
-      const kept = name === 'x-forwarded-for' || name === 'x-forwarded-proto';
-      return !forwardableRequestHeader(name) && stages.removedBeforeDecision(name) === !kept;
-    }),
-    3000,
-  );
-});
-
-t.test('envoy.yaml: each pattern is RE2 that compiles the same in JavaScript, anchored and small', async (t) => {
-  t.ok(envoy.regexSources.length > 0, 'the file has patterns');
-  for (const source of envoy.regexSources) {
-    // Envoy matches the whole name; the anchors make JavaScript's RegExp.test do the same.
-    t.match(source, /^\^.*\$$/, `${source} is anchored`);
-    // RE2 has no lookaround and no backreferences (Envoy refuses them); JavaScript would accept them.
-    t.notMatch(source, /\(\?<?[=!]|\\[1-9]/, `${source} has no lookaround or backreference`);
-    // RE2's "." and [^...] match any Unicode character and compile to programs several times as
-    // large; Envoy refuses a regex whose RE2 program size is over 100.
-    t.notMatch(source, /(^|[^\\])\.|\[\^/, `${source} uses ASCII classes only`);
-  }
-});
-
-t.test('envoy.yaml: X-Forwarded-For is the client address alone, overwritten before the decision and at the router', async (t) => {
-  t.equal(envoy.hcm.use_remote_address, true, 'use_remote_address');
-  t.equal(envoy.hcm.xff_num_trusted_hops, 0, 'xff_num_trusted_hops');
-  const overwritesXff = (option: Record<string, unknown>) => {
-    const header = record(option.header, 'header');
-    return (
-      header.key === 'x-forwarded-for' &&
-      header.value === '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%' &&
-      option.append_action === 'OVERWRITE_IF_EXISTS_OR_ADD' &&
-      option.append === undefined
+  t.test(`${shown}: its patterns are the rule, except the X-Forwarded-For and -Proto Envoy sets itself`, async (t) => {
+    const stages = envoyStages(envoy);
+    t.notOk(stages.removedBeforeDecision('x-forwarded-for'), 'x-forwarded-for reaches the decision');
+    t.notOk(stages.removedBeforeDecision('x-forwarded-proto'), 'x-forwarded-proto reaches the decision');
+    for (const name of [
+      'x-forwarded-host',
+      'x-forwarded-fo',
+      'x-forwarded-forx',
+      'x-forwarded-protocol',
+      'x-forwarded-',
+      'forwarded',
+      'x-host',
+      'x-real-ip',
+      'x-original-url',
+    ]) {
+      t.ok(stages.removedBeforeDecision(name), name);
+    }
+    holds(
+      t,
+      fc.property(droppedByPattern, (name) => {
+        const kept = name === 'x-forwarded-for' || name === 'x-forwarded-proto';
+        return !forwardableRequestHeader(name) && stages.removedBeforeDecision(name) === !kept;
+      }),
+      3000,
     );
-  };
-  t.ok(
-    envoy.beforeDecision.some((m) => m.append !== undefined && overwritesXff(record(m.append, 'append'))),
-    'before the decision',
-  );
-  for (const route of envoy.routes) {
+  });
+
+  t.test(`${shown}: each pattern is RE2 that compiles the same in JavaScript, anchored and small`, async (t) => {
+    t.ok(envoy.regexSources.length > 0, 'the file has patterns');
+    for (const source of envoy.regexSources) {
+      // Envoy matches the whole name; the anchors make JavaScript's RegExp.test do the same.
+      t.match(source, /^\^.*\$$/, `${source} is anchored`);
+      // RE2 has no lookaround and no backreferences (Envoy refuses them); JavaScript would accept them.
+      t.notMatch(source, /\(\?<?[=!]|\\[1-9]/, `${source} has no lookaround or backreference`);
+      // RE2's "." and [^...] match any Unicode character and compile to programs several times as
+      // large; Envoy refuses a regex whose RE2 program size is over 100.
+      t.notMatch(source, /(^|[^\\])\.|\[\^/, `${source} uses ASCII classes only`);
+    }
+  });
+
+  t.test(`${shown}: X-Forwarded-For is the client address alone, overwritten before the decision and at the router`, async (t) => {
+    t.equal(envoy.hcm.use_remote_address, true, 'use_remote_address');
+    t.equal(envoy.hcm.xff_num_trusted_hops, 0, 'xff_num_trusted_hops');
+    const overwritesXff = (option: Record<string, unknown>) => {
+      const header = record(option.header, 'header');
+      return (
+        header.key === 'x-forwarded-for' &&
+        header.value === '%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%' &&
+        option.append_action === 'OVERWRITE_IF_EXISTS_OR_ADD' &&
+        option.append === undefined
+      );
+    };
     t.ok(
-      optionalList(route.request_headers_to_add, 'request_headers_to_add').some((option) => overwritesXff(record(option, 'header option'))),
-      'at the router',
+      envoy.beforeDecision.some((m) => m.append !== undefined && overwritesXff(record(m.append, 'append'))),
+      'before the decision',
     );
-  }
-});
+    for (const route of envoy.routes) {
+      t.ok(
+        optionalList(route.request_headers_to_add, 'request_headers_to_add').some((option) => overwritesXff(record(option, 'header option'))),
+        'at the router',
+      );
+    }
+  });
 
-t.test('envoy.yaml: a header spelled with an underscore never reaches the decision or the API', async (t) => {
-  const options = record(envoy.hcm.common_http_protocol_options, 'common_http_protocol_options');
-  t.ok(['DROP_HEADER', 'REJECT_REQUEST'].includes(text(options.headers_with_underscores_action, 'headers_with_underscores_action')));
+  t.test(`${shown}: a header spelled with an underscore never reaches the decision or the API`, async (t) => {
+    const options = record(envoy.hcm.common_http_protocol_options, 'common_http_protocol_options');
+    t.ok(['DROP_HEADER', 'REJECT_REQUEST'].includes(text(options.headers_with_underscores_action, 'headers_with_underscores_action')));
+  });
+}
+
+t.test('envoy-grpc.yaml: the gRPC service fails closed, is sent the whole body and never hears a client say it came', async (t) => {
+  const grpc = envoyConfig('deploy/edge/envoy-grpc.yaml');
+  t.equal(grpc.extAuthz.failure_mode_allow, false, 'failure_mode_allow: false');
+  const body = record(grpc.extAuthz.with_request_body, 'with_request_body');
+  t.equal(body.allow_partial_message, false, 'no partial bodies');
+  t.equal(body.pack_as_bytes, true, 'the body byte for byte (raw_body)');
+  t.ok(Number(body.max_request_bytes) >= settingsFrom({}).maxBodyBytes, "the buffer holds the gateway's largest body");
+  t.equal(grpc.extAuthz.allowed_headers, undefined, 'every header is described, so the answer can name each one the rule drops');
+  t.ok(grpc.exactBefore.includes('x-envoy-auth-partial-body'), "a client's x-envoy-auth-partial-body is removed before the decision");
+  const service = record(grpc.extAuthz.grpc_service, 'grpc_service');
+  t.match(text(service.timeout, 'timeout'), /^\d+(\.\d+)?s$/, 'a deadline for each Check');
+  const cluster = list(record(record(readYaml('deploy/edge/envoy-grpc.yaml'), 'envoy-grpc.yaml').static_resources, 'static_resources').clusters, 'clusters')
+    .map((c) => record(c, 'cluster'))
+    .find((c) => c.name === record(service.envoy_grpc, 'envoy_grpc').cluster_name);
+  t.ok(cluster, 'the cluster it names');
+  t.match(cluster, {
+    typed_extension_protocol_options: { 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': { explicit_http_config: { http2_protocol_options: {} } } },
+    health_checks: [{ grpc_health_check: {} }],
+  });
 });
 
 const traefik = traefikConfig();

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { SETTING_ENV_NAMES, settingsFrom } from '../../gateway/config/settings.js';
+import { authorizationClient } from '../../bench/grpc-authorization-client.js';
 import { buildSources, type BuildSources } from '../helpers/build-sources.js';
 import { docker, dockerCannotBuild } from '../helpers/docker.js';
 import { dockerStages, landing, lintDockerfile, type DockerStage } from '../helpers/dockerfile.js';
@@ -300,6 +301,18 @@ t.test('the build stage compiles the production build (no bench, no tests) from 
   );
 });
 
+/**
+ * Production packages whose install script the image may skip, each with why: the script does
+ * nothing the gateway needs.
+ */
+const INSTALL_SCRIPTS_NOT_NEEDED: Readonly<Record<string, { script: string; why: string }>> = {
+  // Through @grpc/proto-loader (the gRPC decision listener).
+  'node_modules/protobufjs': {
+    script: 'node scripts/postinstall',
+    why: "scripts/postinstall.js only prints a warning when the depending package's version range of protobufjs uses another scheme",
+  },
+};
+
 t.test("the runtime stage: the compiled gateway, production dependencies only, a non-root user, the gateway's ports", async (t) => {
   checkContextCopies(t, runtimeStage);
   const install = npmCi(t, runtimeStage);
@@ -317,8 +330,17 @@ t.test("the runtime stage: the compiled gateway, production dependencies only, a
   if (/--ignore-scripts\b/.test(install)) {
     const skipped = Object.entries(lock.packages)
       .filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev && entry.hasInstallScript)
-      .map(([path]) => path);
+      .map(([path]) => path)
+      .filter((path) => !(path in INSTALL_SCRIPTS_NOT_NEEDED));
     t.same(skipped, [], "npm ci --ignore-scripts skips no production package's install script (only the workspaces' prepare, whose output is copied in)");
+    for (const [path, { script }] of Object.entries(INSTALL_SCRIPTS_NOT_NEEDED)) {
+      const scripts = (JSON.parse(read(`${path}/package.json`)) as { scripts?: Record<string, string> }).scripts ?? {};
+      t.same(
+        [scripts.preinstall, scripts.install, scripts.postinstall].filter(Boolean),
+        [script],
+        `${path}'s install script is still the one judged not needed (a new one is judged again)`,
+      );
+    }
   }
   t.equal(runtimeStage.workdir, buildStage.workdir, 'in the same WORKDIR');
   t.notOk(
@@ -374,6 +396,9 @@ async function testEnvironment(prefix: string) {
     GATEWAY_ADMIN_HOST: '127.0.0.1',
     GATEWAY_PORT: String(await freePort()),
     GATEWAY_ADMIN_PORT: String(await freePort()),
+    // The gRPC decision listener loads proto/ at start: the image must hold it.
+    GATEWAY_DECISION_GRPC_PORT: String(await freePort()),
+    GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32',
     REDIS_URL: TEST_REDIS_URL,
     GATEWAY_REDIS_KEY_PREFIX: prefix,
     // The test Redis keeps nothing on disk; a production deployment's Redis must.
@@ -416,6 +441,9 @@ t.test("the runtime stage's files, command and environment start a ready gateway
   );
   t.equal(ready, 200, 'and becomes ready');
   t.equal(await healthcheck(adminPort), 0, 'the HEALTHCHECK command passes');
+  const grpc = authorizationClient(`127.0.0.1:${(await runtimeEnv).GATEWAY_DECISION_GRPC_PORT}`);
+  t.teardown(() => grpc.close());
+  t.equal(await grpc.health(), 'SERVING', 'the gRPC decision listener answers: the stage holds proto/');
   gateway.child.kill('SIGTERM');
   await gateway.exited;
   t.not(await healthcheck(adminPort), 0, 'and fails once the gateway is gone');

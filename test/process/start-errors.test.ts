@@ -8,10 +8,11 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import t, { type Test } from 'tap';
 import { buildGateway } from '../../gateway/app.js';
 import { settingsFrom } from '../../gateway/config/settings.js';
-import { checkAddressesFree, listenerAddresses } from '../../gateway/process/listeners.js';
+import { checkAddressesFree, listenerAddresses, listenGrpcAt } from '../../gateway/process/listeners.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
 import { closedPort } from '../helpers/http.js';
 import { runGatewayToExit } from '../helpers/gateway-spawn.js';
@@ -46,6 +47,7 @@ t.test('a public port in use: one line naming GATEWAY_PORT and the address, and 
 t.test('every listener is checked before any starts: admin and decision ports name their own variables', async (t) => {
   const admin = await occupied(t);
   const decision = await occupied(t);
+  const grpc = await occupied(t);
   const addresses = listenerAddresses({
     host: '127.0.0.1',
     port: 0,
@@ -53,17 +55,27 @@ t.test('every listener is checked before any starts: admin and decision ports na
     adminPort: admin,
     decisionHost: '127.0.0.1',
     decisionPort: decision,
+    decisionGrpcPort: grpc,
   });
   await t.rejects(checkAddressesFree(addresses), {
     name: 'ListenError',
     message: [
       `GATEWAY_ADMIN_PORT: 127.0.0.1:${admin} (the admin listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_ADMIN_PORT to a free port`,
       `GATEWAY_DECISION_PORT: 127.0.0.1:${decision} (the decision listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_PORT to a free port`,
+      `GATEWAY_DECISION_GRPC_PORT: 127.0.0.1:${grpc} (the decision-grpc listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_GRPC_PORT to a free port`,
     ].join('\n'),
   });
   await t.rejects(
     checkAddressesFree(
-      listenerAddresses({ host: '192.0.2.77', port: 8080, adminHost: '127.0.0.1', adminPort: 0, decisionHost: '127.0.0.1', decisionPort: null }),
+      listenerAddresses({
+        host: '192.0.2.77',
+        port: 8080,
+        adminHost: '127.0.0.1',
+        adminPort: 0,
+        decisionHost: '127.0.0.1',
+        decisionPort: null,
+        decisionGrpcPort: null,
+      }),
     ),
     {
       message: 'GATEWAY_HOST: 192.0.2.77:8080 (the public listener): 192.0.2.77 is not an address of this machine (EADDRNOTAVAIL)',
@@ -71,9 +83,42 @@ t.test('every listener is checked before any starts: admin and decision ports na
   );
   await t.resolves(
     checkAddressesFree(
-      listenerAddresses({ host: '127.0.0.1', port: await closedPort(), adminHost: '127.0.0.1', adminPort: 0, decisionHost: '127.0.0.1', decisionPort: null }),
+      listenerAddresses({
+        host: '127.0.0.1',
+        port: await closedPort(),
+        adminHost: '127.0.0.1',
+        adminPort: 0,
+        decisionHost: '127.0.0.1',
+        decisionPort: null,
+        decisionGrpcPort: null,
+      }),
     ),
   );
+});
+
+t.test('a gRPC decision port taken between the check and the bind: one line naming GATEWAY_DECISION_GRPC_PORT', async (t) => {
+  const port = await occupied(t);
+  const server = new GrpcServer();
+  t.teardown(() => server.forceShutdown());
+  const listener = {
+    listen: (host: string, at: number) =>
+      new Promise<number>((resolve, reject) =>
+        server.bindAsync(`${host}:${at}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      ),
+  };
+  const [address] = listenerAddresses({
+    host: '127.0.0.1',
+    port: 0,
+    adminHost: '127.0.0.1',
+    adminPort: 0,
+    decisionHost: '127.0.0.1',
+    decisionPort: null,
+    decisionGrpcPort: port,
+  }).filter((a) => a.listener === 'decision-grpc');
+  await t.rejects(listenGrpcAt(listener, address!), {
+    name: 'ListenError',
+    message: `GATEWAY_DECISION_GRPC_PORT: 127.0.0.1:${port} (the decision-grpc listener) is already in use (EADDRINUSE): stop what listens there, or set GATEWAY_DECISION_GRPC_PORT to a free port`,
+  });
 });
 
 t.test('a YAML error shows its caret excerpt as lines; an unknown variable is named with the setting it meant', async (t) => {

@@ -19,6 +19,7 @@ function snippet(heading: string, language: string): string[] {
 for (const [heading, language, file] of [
   ['nginx', 'nginx', 'deploy/edge/nginx.conf'],
   ['Envoy', 'yaml', 'deploy/edge/envoy.yaml'],
+  ['Envoy over gRPC', 'yaml', 'deploy/edge/envoy-grpc.yaml'],
   ['Traefik', 'yaml', 'deploy/edge/traefik.yaml'],
   ['Caddy', 'caddy', 'deploy/edge/Caddyfile'],
 ] as const) {

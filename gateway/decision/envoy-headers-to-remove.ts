@@ -1,0 +1,26 @@
+// What Envoy removes from a request it forwards after an allowed decision, by the proxy's header rule
+// (gateway/pipeline/mutate.ts): the consumed credentials, the client routing claims and overrides in
+// common use, and any other header of this request the rule drops. Both Envoy services answer it (the
+// HTTP service in x-envoy-auth-headers-to-remove, the gRPC one in headers_to_remove), on every allowed
+// decision, so the rule holds even where the shipped Envoy file was edited.
+import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
+
+/** Headers Envoy keeps setting itself: never removed by a decision. */
+const SET_BY_ENVOY: ReadonlySet<string> = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-proto']);
+
+/**
+ * The names to remove, given the names the request carries and those the decision's answer sets
+ * (Envoy would otherwise remove the answer itself). Pseudo-headers and Envoy's own x-envoy-* are
+ * never named: Envoy ignores or owns them.
+ */
+const ALWAYS_REMOVED: readonly string[] = [...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS];
+
+export function envoyHeadersToRemove(received: Iterable<string>, answered: ReadonlySet<string>): string[] {
+  const names = new Set<string>(ALWAYS_REMOVED);
+  for (const name of received) {
+    if (name.startsWith(':') || name.startsWith('x-envoy-') || SET_BY_ENVOY.has(name) || answered.has(name)) continue;
+    if (!forwardableRequestHeader(name)) names.add(name);
+  }
+  for (const name of answered) names.delete(name);
+  return [...names];
+}
