@@ -1,9 +1,9 @@
 // One Check call: who asks (only a trusted proxy may), whether the gateway is ready, what request is
 // described, then the proxy's own checks (requestChecker) and the answer for their verdict. Every
 // call ends within its deadline (GATEWAY_DECISION_GRPC_DEADLINE_MS, or just before Envoy's
-// grpc-timeout when sooner), with a refusal if the checks have not concluded by then; and every call is observed as an
-// HTTP decision is: gateway_decisions_total (convention envoy-grpc), the duration, auth failures,
-// rate limits, the audit line of a refusal, and one log line.
+// grpc-timeout when sooner), with a refusal if the checks have not concluded by then; and every
+// call is observed as an HTTP decision is: gateway_decisions_total (convention envoy-grpc), the
+// duration, auth failures, rate limits, the audit line of a refusal, and one log line.
 import { randomUUID } from 'node:crypto';
 import type { sendUnaryData, ServerUnaryCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
