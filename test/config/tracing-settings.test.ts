@@ -3,21 +3,13 @@
 // is refused naming its variable and what it accepts, beside the other settings' problems; unset
 // variables take the specification's defaults (service name access-gateway, parent-based ratio 1).
 import t, { type Test } from 'tap';
-import { settingsFrom, SettingsError } from '../../gateway/config/settings.js';
+import { settingsFrom } from '../../gateway/config/settings.js';
+import { settingsProblems } from '../helpers/settings-problems.js';
 
 const ON = { OTEL_TRACES_EXPORTER: 'otlp' };
 
-/** The problems a refused start reports, as "setting: problem" lines. */
-function problems(t: Test, env: Record<string, string>, yaml: Record<string, unknown> = {}): string[] {
-  try {
-    settingsFrom(yaml, env, '/srv/gw');
-  } catch (error) {
-    t.type(error, SettingsError);
-    return (error as SettingsError).problems.map((p) => `${p.setting}: ${p.problem}`);
-  }
-  t.fail('the settings were accepted');
-  return [];
-}
+/** The problems a refused start reports for these variables (and this file). */
+const problems = (t: Test, env: Record<string, string>, yaml: Record<string, unknown> = {}) => settingsProblems(t, yaml, env);
 
 t.test('off by default, with none, and with OTEL_SDK_DISABLED=true', async (t) => {
   t.equal(settingsFrom({}, {}, '/srv/gw').tracing, null, 'unset: off');

@@ -1,20 +1,11 @@
 // Named upstreams: `upstreams:` in the config file (name: URL, or name: { url, timeout_ms,
 // connections }) and GATEWAY_UPSTREAM_<NAME> variables; PUBLIC_UPSTREAM and BANKING_UPSTREAM stay the
 // URLs of public and banking. A default timeout and connection limit for all, overridden per upstream.
-import t, { type Test } from 'tap';
-import { settingsFrom, SettingsError } from '../../gateway/config/settings.js';
+import t from 'tap';
+import { settingsFrom } from '../../gateway/config/settings.js';
+import { settingsProblems } from '../helpers/settings-problems.js';
 
-/** The problems a refused start reports, as "setting: problem" lines. */
-function problems(t: Test, yaml: Record<string, unknown>, env: Record<string, string> = {}): string[] {
-  try {
-    settingsFrom(yaml, env, '/srv/gw');
-  } catch (error) {
-    t.type(error, SettingsError);
-    return (error as SettingsError).problems.map((p) => `${p.setting}: ${p.problem}`);
-  }
-  t.fail('the settings were accepted');
-  return [];
-}
+const problems = settingsProblems;
 
 t.test('by default: public and banking, without URLs, with the default timeout and no connection limit', async (t) => {
   const s = settingsFrom({}, {}, '/srv/gw');
