@@ -9,18 +9,19 @@ import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, forwardableRequest
 const SET_BY_ENVOY: ReadonlySet<string> = new Set(['host', 'content-length', 'x-forwarded-for', 'x-forwarded-proto']);
 
 /**
- * The names to remove, given the names the request carries and those the decision's answer sets
- * (Envoy would otherwise remove the answer itself). Pseudo-headers and Envoy's own x-envoy-* are
- * never named: Envoy ignores or owns them.
+ * The names to remove, given the names the request carries (each once) and those the decision's
+ * answer sets (Envoy would otherwise remove the answer itself). Pseudo-headers and Envoy's own
+ * x-envoy-* are never named: Envoy ignores or owns them. Built without a set per call: it runs on
+ * every allowed decision.
  */
-const ALWAYS_REMOVED: readonly string[] = [...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS];
+const ALWAYS_REMOVED: readonly string[] = [...new Set([...CONSUMED_CREDENTIAL_HEADERS, ...CLIENT_ROUTING_HEADERS])];
+const ALWAYS_REMOVED_SET: ReadonlySet<string> = new Set(ALWAYS_REMOVED);
 
 export function envoyHeadersToRemove(received: Iterable<string>, answered: ReadonlySet<string>): string[] {
-  const names = new Set<string>(ALWAYS_REMOVED);
+  const names = ALWAYS_REMOVED.filter((name) => !answered.has(name));
   for (const name of received) {
-    if (name.startsWith(':') || name.startsWith('x-envoy-') || SET_BY_ENVOY.has(name) || answered.has(name)) continue;
-    if (!forwardableRequestHeader(name)) names.add(name);
+    if (ALWAYS_REMOVED_SET.has(name) || name.startsWith(':') || name.startsWith('x-envoy-') || SET_BY_ENVOY.has(name) || answered.has(name)) continue;
+    if (!forwardableRequestHeader(name)) names.push(name);
   }
-  for (const name of answered) names.delete(name);
-  return [...names];
+  return names;
 }

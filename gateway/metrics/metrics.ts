@@ -153,7 +153,7 @@ export class GatewayMetrics {
   private readonly connectionCounts = new Map<string, () => Promise<number>>();
   private readonly connections = new Gauge({
     name: 'gateway_open_connections',
-    help: 'Client connections open on each listener (public, decision, admin).',
+    help: 'Client connections open on each listener (public, decision, decision-grpc, admin).',
     labelNames: ['listener'] as const,
     registers: [this.registry],
     collect: async () => {

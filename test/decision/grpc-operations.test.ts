@@ -161,4 +161,9 @@ t.test('a connection Envoy keeps open and pings is kept: no idle close, no ping 
     .map((line) => line.peer);
   t.equal(peers.length, 2);
   t.equal(peers[0], peers[1], 'both calls came over the one connection, kept through 1.5 s of pings');
+  t.match(
+    await tg.gateway.metrics.registry.getSingleMetricAsString('gateway_open_connections'),
+    /gateway_open_connections\{listener="decision-grpc"\} 1\b/,
+    "and it is counted as the listener's one open connection",
+  );
 });

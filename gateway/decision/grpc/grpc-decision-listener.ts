@@ -5,7 +5,12 @@
 // tells the connections open then to go (GOAWAY: Envoy opens new ones, elsewhere once its health
 // check has seen NOT_SERVING); then it stops accepting, tells the connections opened since to go,
 // and closes once the calls in flight are answered.
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+//
+// The listening socket is the gateway's own, its connections handed to grpc-js (a connection
+// injector), so that it takes the connection cap of the other listeners (GATEWAY_MAX_CONNECTIONS)
+// and its open connections can be counted for gateway_open_connections.
+import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { Server, ServerCredentials, type ConnectionInjector } from '@grpc/grpc-js';
 import type { DestinationStream } from 'pino';
 import type { Settings } from '../../config/settings.js';
 import { listenerLogger } from '../../http/logging.js';
@@ -15,15 +20,15 @@ import { authorizationService } from './proto-definitions.js';
 import { decisionServerOptions } from './server-options.js';
 
 export interface GrpcDecisionDependencies extends Omit<CheckCallDependencies, 'settings' | 'log'> {
-  settings: Pick<Settings, 'trustedProxies' | 'decisionGrpcDeadlineMs' | 'maxBodyBytes' | 'logLevel' | 'logFormat'>;
+  settings: Pick<Settings, 'trustedProxies' | 'decisionGrpcDeadlineMs' | 'maxBodyBytes' | 'maxConnections' | 'logLevel' | 'logFormat'>;
   logStream?: DestinationStream | undefined;
 }
 
 export class GrpcDecisionListener {
   private readonly server: Server;
+  private readonly connections: ConnectionInjector;
+  private readonly socket: NetServer;
   private readonly health: DecisionHealth;
-  /** host:port as bound, which grpc-js's unbind and drain name it by. */
-  private bound: string | undefined;
   private readonly graceMs: number;
 
   constructor(deps: GrpcDecisionDependencies) {
@@ -33,16 +38,25 @@ export class GrpcDecisionListener {
     this.health = new DecisionHealth(() => deps.notReady() === undefined);
     this.health.addTo(this.server);
     this.graceMs = deps.settings.decisionGrpcDeadlineMs + 1000;
+    this.connections = this.server.createConnectionInjector(ServerCredentials.createInsecure());
+    this.socket = createServer((connection) => this.connections.injectConnection(connection));
+    this.socket.maxConnections = deps.settings.maxConnections;
+    deps.metrics.observeConnections(
+      GRPC_DECISION_LISTENER,
+      () => new Promise((resolve) => this.socket.getConnections((error, count) => resolve(error ? 0 : count))),
+    );
   }
 
-  /** Binds host:port (0: any free port); resolves with the port bound. */
+  /** Listens on host:port (0: any free port); resolves with the port bound. */
   async listen(host: string, port: number): Promise<number> {
-    const shown = host.includes(':') ? `[${host}]` : host;
-    const bound = await new Promise<number>((resolve, reject) =>
-      this.server.bindAsync(`${shown}:${port}`, ServerCredentials.createInsecure(), (error, actual) => (error ? reject(error) : resolve(actual))),
-    );
-    this.bound = `${shown}:${bound}`;
-    return bound;
+    await new Promise<void>((resolve, reject) => {
+      this.socket.once('error', reject);
+      this.socket.listen({ host, port }, () => {
+        this.socket.off('error', reject);
+        resolve();
+      });
+    });
+    return (this.socket.address() as AddressInfo).port;
   }
 
   /** NOT_SERVING from now on; the connections open now are asked to go once their calls are answered. */
@@ -53,10 +67,8 @@ export class GrpcDecisionListener {
 
   /** Closes the listening socket; the connections opened since the drain began are asked to go too. */
   stopAccepting(): void {
-    if (this.bound === undefined) return;
-    // drain first: it finds the connections through the bound port, which unbind forgets.
     this.goAway();
-    this.server.unbind(this.bound);
+    if (this.socket.listening) this.socket.close();
   }
 
   /**
@@ -65,6 +77,7 @@ export class GrpcDecisionListener {
    */
   close(): Promise<void> {
     this.health.stop();
+    if (this.socket.listening) this.socket.close();
     return new Promise((resolve) => {
       const cutOff = setTimeout(() => this.server.forceShutdown(), this.graceMs);
       this.server.tryShutdown(() => {
@@ -77,11 +90,12 @@ export class GrpcDecisionListener {
   /** Ends every connection at once, calls in flight with them. */
   forceClose(): void {
     this.health.stop();
+    if (this.socket.listening) this.socket.close();
     this.server.forceShutdown();
   }
 
   private goAway(): void {
     // A call outlives its GOAWAY by its deadline at most; past that its connection is reset.
-    if (this.bound !== undefined) this.server.drain(this.bound, this.graceMs);
+    this.connections.drain(this.graceMs);
   }
 }

@@ -115,27 +115,29 @@ export class RedisClientStore implements ClientStore {
     const { keys } = this.connection;
     const cached = [keys.client(clientId), keys.revoked(clientId, jti), keys.retiredSigningKey(kid)] as const;
     // Old revocation marks (while they may exist) fall under no tracked prefix: read every time then.
-    const cache = Date.now() < this.connection.legacyRevocationsUntil ? undefined : this.connection.trackedCache;
+    const legacy = Date.now() < this.connection.legacyRevocationsUntil;
+    const cache = legacy ? undefined : this.connection.trackedCache;
     const hit = cache?.lookup(cached);
     if (hit !== undefined) return { client: hit[0] as ClientRecord | null, revoked: hit[1] as boolean, signingKeyRetired: hit[2] as boolean };
     const ticket = cache?.startRead(cached);
     let state: BearerState | undefined;
     try {
-      state = await this.readBearerState(cached, jti);
+      state = await this.readBearerState(cached, legacy ? jti : undefined);
     } finally {
       if (ticket) cache!.finishRead(ticket, state === undefined ? [] : [state.client, state.revoked, state.signingKeyRetired ?? undefined]);
     }
     return state;
   }
 
-  private async readBearerState([client, revoked, retired]: readonly [string, string, string], jti: string): Promise<BearerState> {
+  /** `legacyJti`: the token's jti while old revocation marks may exist (they are read too). */
+  private async readBearerState([client, revoked, retired]: readonly [string, string, string], legacyJti: string | undefined): Promise<BearerState> {
     // The client's keys share a slot; the retired-key mark (and an old revocation mark, only while
     // they may exist) are in others: one MGET on a single server, one per slot at once on a Cluster.
     // Every token names one of a few kids, so on a Cluster their marks sit on one master: losing it
     // must not stop every Bearer request. There an unreadable mark is null (AccessTokens.isRetired).
     const { redis, keys } = this.connection;
     const groups = [[client, revoked], [retired]];
-    if (Date.now() < this.connection.legacyRevocationsUntil) groups.push([keys.legacyRevoked(jti)]);
+    if (legacyJti !== undefined) groups.push([keys.legacyRevoked(legacyJti)]);
     const [own, mark, legacy] = await this.connection.guard(() => mgetGroups(redis, groups, 1));
     const [record, revocation] = own!;
     return {
