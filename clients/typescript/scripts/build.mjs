@@ -1,7 +1,7 @@
 // `npm run build` and `prepare`: compiles src/ to a clean dist/ with the TypeScript of the package's
 // devDependencies, or of the checkout around it (the gateway repository's own node_modules).
 import { execFileSync } from 'node:child_process';
-import { renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +16,18 @@ try {
   );
   process.exit(1);
 }
-// Built beside dist/ and swapped in: the gateway in this checkout (an npm workspace) loads dist/ at
-// run time, so a rebuild (npm pack's prepare) never leaves it half-written.
+// Built beside dist/ and moved in a file at a time (each rename atomic): the gateway in this
+// checkout (an npm workspace) loads dist/ at run time, so a rebuild (npm pack's prepare) never
+// leaves a module missing, not even for the moment between removing dist/ and renaming a new one.
+// dist/ is flat (tsconfig.json: one source folder).
 const fresh = join(root, `dist.${process.pid}`);
+const dist = join(root, 'dist');
 try {
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json'), '--outDir', fresh], { stdio: 'inherit' });
-  rmSync(join(root, 'dist'), { recursive: true, force: true });
-  renameSync(fresh, join(root, 'dist'));
+  mkdirSync(dist, { recursive: true });
+  const built = new Set(readdirSync(fresh));
+  for (const file of built) renameSync(join(fresh, file), join(dist, file));
+  for (const file of readdirSync(dist)) if (!built.has(file)) rmSync(join(dist, file), { recursive: true, force: true });
 } finally {
   rmSync(fresh, { recursive: true, force: true });
 }
