@@ -5,19 +5,20 @@
 // number in a set; the sets are generations by expiry, and a generation is dropped whole once
 // every nonce in it has expired (BENCHMARKS.md has the measured bytes per nonce).
 // Two different nonces with the same hash make the second look used: its request is refused as a
-// replay (fail closed, never a replay let through). With a million nonces held, a fresh one meets
-// a false match about once in four billion; the hash is seeded per process, so nonces cannot be
-// chosen beforehand to collide.
-import { randomInt } from 'node:crypto';
+// replay (fail closed, never a replay let through). The hash is SHA-256 under a random key per
+// process, so hashes meet only by chance (with a million nonces held, a fresh one meets a false
+// match about once in four billion) and nonces cannot be chosen beforehand to collide. A faster
+// non-cryptographic hash (two seeded FNV-1a) was tried first: its two halves are correlated, and 50,000
+// random nonces met once in CI where chance alone says once in three million runs.
+import { hash as cryptoHash, randomBytes } from 'node:crypto';
 
 /** Generations per nonce lifetime: a nonce is forgotten at most one generation late, never early. */
 const GENERATIONS_PER_TTL = 8;
-const SEED_LIMIT = 2 ** 32;
 
 export class NonceSet {
   /** Generation index (end of its slice of expiry times, in ms / slice) to the hashes expiring in it. */
   private readonly generations = new Map<number, Set<number>>();
-  private readonly seeds = [randomInt(SEED_LIMIT), randomInt(SEED_LIMIT)] as const;
+  private readonly key = randomBytes(16).toString('base64');
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -66,31 +67,9 @@ export class NonceSet {
     return false;
   }
 
-  /** 52 bits from two seeded 32-bit hashes (FNV-1a over the UTF-16 units, then murmur3's finalizer). */
+  /** The first 52 bits of SHA-256(key, Access ID's length, Access ID, nonce): exact in a double. */
   private hash(accessId: string, nonce: string): number {
-    const high = mix32(this.seeds[0], accessId, nonce) >>> 12;
-    const low = mix32(this.seeds[1], accessId, nonce);
-    return high * 2 ** 32 + low;
+    const digest = cryptoHash('sha256', `${this.key}${accessId.length}:${accessId}${nonce}`, 'buffer');
+    return digest.readUIntBE(0, 6) * 16 + (digest[6]! >>> 4);
   }
-}
-
-const FNV_PRIME = 0x01000193;
-/** Between the two parts, so that ("ab", "c") and ("a", "bc") differ. */
-const SEPARATOR = 0x3a;
-
-function fnv1a(hash: number, text: string): number {
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  return hash;
-}
-
-function mix32(seed: number, first: string, second: string): number {
-  let hash = fnv1a(seed, first);
-  hash = Math.imul(hash ^ SEPARATOR, FNV_PRIME);
-  hash = fnv1a(hash, second);
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
 }

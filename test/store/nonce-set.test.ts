@@ -1,5 +1,5 @@
 // The embedded store's used nonces: consumed once per Access ID, held for their whole lifetime and
-// forgotten within one generation after it; their 52-bit hashes do not meet by chance.
+// forgotten within one generation after it; their keyed 52-bit hashes meet only by chance.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
@@ -68,4 +68,12 @@ t.test('distinct nonces do not meet: 50,000 random ones, no false replay', async
   for (let i = 0; i < 50_000; i++) if (nonces.addIfAbsent(accounts[i % accounts.length]!, randomUUID(), 310_000)) fresh++;
   t.equal(fresh, 50_000);
   t.equal(nonces.size, 50_000);
+});
+
+t.test('nonces alike but for a digit do not meet either: counters 0-49,999 under two Access IDs', async (t) => {
+  const { nonces } = clocked();
+  let fresh = 0;
+  for (let i = 0; i < 50_000; i++) if (nonces.addIfAbsent(i % 2 === 0 ? 'acc-0' : 'acc-1', `nonce-${Math.floor(i / 2)}`, 310_000)) fresh++;
+  t.equal(fresh, 50_000);
+  t.equal(nonces.addIfAbsent('acc-0', 'nonce-0', 310_000), false, 'a counter used is still refused');
 });
