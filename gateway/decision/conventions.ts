@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, HOP_BY_HOP, IDENTITY_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
 import { authorityOf, type OriginalRequest } from '../pipeline/original-request.js';
-import { envoyHeadersToRemove } from './envoy-headers-to-remove.js';
+import { envoyHeadersToRemoveValue } from './envoy-headers-to-remove.js';
 
 type ConventionName = 'nginx' | 'envoy' | 'traefik' | 'caddy';
 
@@ -206,7 +206,7 @@ const envoy: Convention = {
     });
   },
   completeAllowed(request, headers) {
-    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemove(Object.keys(request.headers), ANSWERED_BY_ENVOY_HTTP).join(', ');
+    headers['x-envoy-auth-headers-to-remove'] = envoyHeadersToRemoveValue(Object.keys(request.headers), ANSWERED_BY_ENVOY_HTTP);
   },
 };
 

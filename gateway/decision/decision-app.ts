@@ -6,12 +6,13 @@
 // either with the verdict's response fields (RateLimit-*) for the edge to pass on to the client.
 // Only trusted proxies may ask: the decision believes its caller's description of the request and
 // its X-Forwarded-For, so a client that reached this listener could choose its own address.
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import { loggedAsFailure, sendError, toGatewayError } from '../http/error-reply.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
-import { anyContains } from '../net/cidr.js';
+import { anyContains, type Cidr } from '../net/cidr.js';
 import { peerAddressOf } from '../net/client-ip.js';
 import { exchangeBody } from '../pipeline/body-source.js';
 import { observeRequests } from '../pipeline/observe.js';
@@ -50,12 +51,24 @@ function refuse(request: FastifyRequest, reply: FastifyReply, thrown: unknown): 
   return sendError(request, reply, error, allowed && !allowed.includes(error.status) ? 403 : error.status);
 }
 
+/** Whether each connection's peer is a trusted proxy: judged once per connection, not per request. */
+const trustedCallers = new WeakMap<Socket, boolean>();
+
+function callerTrusted(socket: Socket, trustedProxies: readonly Cidr[]): boolean {
+  let trusted = trustedCallers.get(socket);
+  if (trusted === undefined) {
+    const peer = peerAddressOf(socket);
+    trusted = peer !== undefined && anyContains(trustedProxies, peer);
+    trustedCallers.set(socket, trusted);
+  }
+  return trusted;
+}
+
 export async function registerDecision(app: FastifyInstance, deps: DecisionDependencies): Promise<void> {
   // Its own scope: the decision's refusals replace the listener's default error answers.
   await app.register(async (scope) => {
-    scope.addHook('onRequest', async (request) => {
-      const peer = peerAddressOf(request.socket);
-      if (!peer || !anyContains(deps.settings.trustedProxies, peer)) throw new GatewayError('decision_caller_not_trusted');
+    scope.addHook('onRequest', (request, _reply, done) => {
+      done(callerTrusted(request.socket, deps.settings.trustedProxies) ? undefined : new GatewayError('decision_caller_not_trusted'));
     });
     scope.setErrorHandler((error, request, reply) => refuse(request, reply, error));
     observeRequests(scope, deps.metrics, { kind: 'decision', conventionOf: (reply) => reply.routeOptions.config.convention?.name ?? 'none' });

@@ -24,15 +24,12 @@ export interface ListenerOptions {
 }
 
 /**
- * Each request's logger: the listener's name, and the trace id of the request's traceparent; on a
- * traced listener its span's trace and span ids instead (request-tracing.ts: one trace_id per line).
+ * Each request's logger, made on its first line (lazy-child-logger.ts): the listener's name, and
+ * the trace id of the request's traceparent; on a traced listener its span's trace and span ids
+ * instead (request-tracing.ts: one trace_id per line).
  */
 function childLoggerFactory({ name, tracing }: ListenerOptions): FastifyServerOptions['childLoggerFactory'] {
-  if (tracing) return tracedChildLogger(tracing, name);
-  if (name === undefined) return traceAwareChildLogger;
-  return function (logger, bindings, options, rawRequest) {
-    return traceAwareChildLogger!.call(this, logger, { ...bindings, listener: name }, options, rawRequest);
-  };
+  return tracing ? tracedChildLogger(tracing, name) : traceAwareChildLogger(name);
 }
 
 export function newFastify(

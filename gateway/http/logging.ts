@@ -3,6 +3,7 @@
 import type { FastifyServerOptions } from 'fastify';
 import { pino, stdTimeFunctions, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { LogFormat } from '../config/setting-registry.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -68,9 +69,12 @@ const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-[0-9a-f
  * and upstream logs join up. An invalid header is ignored, never echoed into the logs. With tracing
  * on, the request's span's ids are bound instead (request-tracing.ts).
  */
-export const traceAwareChildLogger: FastifyServerOptions['childLoggerFactory'] = function (logger, bindings, options, rawRequest) {
-  return logger.child({ ...bindings, ...traceFields(rawRequest.headers.traceparent) }, options);
-};
+export function traceAwareChildLogger(listener: string | undefined): FastifyServerOptions['childLoggerFactory'] {
+  const named = listener === undefined ? {} : { listener };
+  return function (logger, bindings, options, rawRequest) {
+    return lazyChildLogger(logger, () => ({ ...bindings, ...named, ...traceFields(rawRequest.headers.traceparent) }), options);
+  };
+}
 
 /** The log fields of a W3C traceparent value (trace_id, parent_span_id); none for an absent or invalid one. */
 export function traceFields(header: string | string[] | undefined): { trace_id?: string; parent_span_id?: string } {

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOption
 import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { ATTR } from '../tracing/span-attributes.js';
 import type { Tracing } from '../tracing/tracing.js';
+import { lazyChildLogger } from './lazy-child-logger.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,7 +32,7 @@ export function tracedChildLogger(tracing: Tracing, name: string | undefined): F
     rawRequest[SPAN] = span;
     const { traceId, spanId } = span.spanContext();
     const labelled = name === undefined ? bindings : { ...bindings, listener: name };
-    return logger.child({ ...labelled, trace_id: traceId, span_id: spanId }, options);
+    return lazyChildLogger(logger, () => ({ ...labelled, trace_id: traceId, span_id: spanId }), options);
   };
 }
 

@@ -51,13 +51,26 @@ export function clientAddressFrom(
   return candidate;
 }
 
+/**
+ * Hops parsed lately: an edge proxy names the same few client addresses over and over, and parsing
+ * one costs more than the rest of the client address. Emptied when full, so a stream of distinct
+ * addresses costs a parse each and no more memory. The addresses are never modified.
+ */
+const parsedHops = new Map<string, Address>();
+const PARSED_HOPS_KEPT = 4096;
+
 /** Strict parsing: no ports, brackets, zone ids, octal or short IPv4 forms. */
 function parseHop(hop: string): Address {
+  let address = parsedHops.get(hop);
+  if (address !== undefined) return address;
   try {
-    return parseAddress(hop);
+    address = parseAddress(hop);
   } catch {
     throw invalidHop(hop);
   }
+  if (parsedHops.size >= PARSED_HOPS_KEPT) parsedHops.clear();
+  parsedHops.set(hop, address);
+  return address;
 }
 
 interface Peer {

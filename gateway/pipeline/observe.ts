@@ -99,7 +99,7 @@ export function recordDecision(metrics: GatewayMetrics, log: FastifyBaseLogger, 
 }
 
 export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics, listener: ObservedListener): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     if (listener.kind === 'public') observePublic(metrics, request, reply);
     else
       recordDecision(metrics, request.log, {
@@ -109,5 +109,6 @@ export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics, l
         status: reply.statusCode,
         seconds: reply.elapsedTime / 1000,
       });
+    done();
   });
 }

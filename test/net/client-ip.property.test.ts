@@ -122,3 +122,19 @@ t.test('arbitrary header values: an address or forwarded_for_invalid, nothing el
     500,
   );
 });
+
+t.test('a hop read again (parsed hops are kept) gives the same client or the same refusal', async (t) => {
+  const peer = '192.0.2.1';
+  holds(
+    t,
+    fc.property(fc.array(fc.oneof(untrustedAddress, garbage), { minLength: 1, maxLength: 8 }), (hops) => {
+      for (const text of [...hops, ...hops]) {
+        const got = actual(peer, text);
+        const expected = parses(text) ? { address: parseAddress(text).toString() } : { refused: text.trim() };
+        if (JSON.stringify(got) !== JSON.stringify(expected))
+          throw new Error(`${JSON.stringify(text)}: ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
+      }
+    }),
+    300,
+  );
+});
