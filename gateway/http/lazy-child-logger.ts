@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, LogFn } from 'pino';
 
-export type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /** A logger that can say whether a level is on (pino's). */
 export interface LevelAwareLogger extends FastifyBaseLogger {
