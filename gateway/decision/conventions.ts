@@ -151,7 +151,19 @@ function describeWith(
   // The edge proxy may not say whether a body came (it drops Content-Length): a method that carries
   // one is taken to have one, so the signature must cover a Content-Digest.
   const hasBody = parts.hasBody || (parts.body === 'withheld' && BODY_METHODS.has(parts.method));
-  return { ...parts, hasBody, protocol: protocolOf(request), headers: request.headers, rawHeaders: request.raw.rawHeaders };
+  // Built field by field in receivedOriginal's order, not spread: one object shape for both
+  // listeners' requests (a spread measured about 2 µs a decision).
+  return {
+    method: parts.method,
+    url: parts.url,
+    authority: parts.authority,
+    protocol: protocolOf(request),
+    headers: request.headers,
+    rawHeaders: request.raw.rawHeaders,
+    declaredLength: parts.declaredLength,
+    hasBody,
+    body: parts.body,
+  };
 }
 
 /**
