@@ -83,7 +83,7 @@ export class ClientSecretHasher {
   }
 
   hash(secret: string): string {
-    return createHmac('sha256', this.usableKey()).update(secret, 'utf8').digest('hex');
+    return this.hashBytes(secret).toString('hex');
   }
 
   /** For a secret about to be stored: first makes sure the store holds the key it is hashed with. */
@@ -98,7 +98,7 @@ export class ClientSecretHasher {
    * short-circuit, so timing reveals neither which one matched nor whether a previous one exists.
    */
   matchesEither(secret: string, currentHash: string | undefined, previousHash: string | undefined): boolean {
-    const actual = Buffer.from(this.hash(secret), 'hex');
+    const actual = this.hashBytes(secret);
     const current = timingSafeEqual(actual, storedHashBytes(currentHash)) && currentHash !== undefined;
     const previous = timingSafeEqual(actual, storedHashBytes(previousHash)) && previousHash !== undefined;
     return current || previous;
@@ -113,6 +113,10 @@ export class ClientSecretHasher {
     clearInterval(this.timer);
     this.unwatch?.();
     this.unwatch = undefined;
+  }
+
+  private hashBytes(secret: string): Buffer {
+    return createHmac('sha256', this.usableKey()).update(secret, 'utf8').digest();
   }
 
   private usableKey(): Buffer {

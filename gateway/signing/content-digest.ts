@@ -2,7 +2,7 @@
 // sha-512 are accepted; the deprecated algorithms are ignored, never trusted. Writing one is the
 // client package's contentDigest, re-exported.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseDictionary } from 'structured-headers';
+import { parseDictionary } from './dictionary-parser.js';
 import { DIGEST_ALGORITHMS, type DigestAlgorithm } from '@access-gateway/signing';
 
 export { contentDigest, DIGEST_ALGORITHMS, type DigestAlgorithm } from '@access-gateway/signing';

@@ -1,8 +1,10 @@
-// Reading Signature-Input and Signature (RFC 9421 sections 4.1, 4.2) with an RFC 8941 parser, and
-// choosing the one signature a verifier checks. Members that are not chosen are never judged, so
-// a message may carry other parties' signatures in forms this library does not implement.
-import { parseDictionary, type Dictionary, type InnerList, type Item } from 'structured-headers';
+// Reading Signature-Input and Signature (RFC 9421 sections 4.1, 4.2) with an RFC 8941 parser
+// (dictionary-parser.ts), and choosing the one signature a verifier checks. Members that are not
+// chosen are never judged, so a message may carry other parties' signatures in forms this library
+// does not implement.
+import type { Dictionary, InnerList, Item } from 'structured-headers';
 import { readParameters, SignatureError, type SignatureDescriptor, type SignatureParameters } from '@access-gateway/signing';
+import { parseDictionary } from './dictionary-parser.js';
 import { fromParsedParameters } from './parsed-parameters.js';
 
 export interface ReceivedSignature extends SignatureDescriptor {
