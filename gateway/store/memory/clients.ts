@@ -62,8 +62,8 @@ export class MemoryClientStore implements ClientStore {
   }
 
   async getClient(clientId: string): Promise<ClientRecord | null> {
-    // Frozen (frozenClient): handed out as it is, not copied, on every token request.
-    return this.clients.get(clientId) ?? null;
+    const client = this.clients.get(clientId);
+    return client ? structuredClone(client) : null;
   }
 
   async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
