@@ -53,8 +53,9 @@ export function clientAddressFrom(
 
 /**
  * Hops parsed lately: an edge proxy names the same few client addresses over and over, and parsing
- * one costs more than the rest of the client address. Emptied when full, so a stream of distinct
- * addresses costs a parse each and no more memory. The addresses are never modified.
+ * one costs more than the rest of the client address. Only hops that parse are kept (an address is
+ * at most 45 characters), and the map is emptied when full, so a stream of distinct addresses costs
+ * a parse each and no more memory. The addresses are never modified.
  */
 const parsedHops = new Map<string, Address>();
 const PARSED_HOPS_KEPT = 4096;
