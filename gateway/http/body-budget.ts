@@ -4,7 +4,7 @@
 // growing the process: when it is spent the request gets 503 with Retry-After, and the budget
 // never grows past its capacity. A request's bytes are given back when its response is done.
 import { Transform } from 'node:stream';
-import type { FastifyReply, preParsingAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, RequestPayload, preParsingHookHandler } from 'fastify';
 import { GatewayError } from '../errors.js';
 
 export class BodyBudget {
@@ -60,26 +60,35 @@ export class BodyHold {
  * against the budget while they are held. A declared length over the route's limit is left to
  * Fastify's 413; a chunked body is counted as it arrives.
  */
-export function countBodyAgainst(budget: BodyBudget): preParsingAsyncHookHandler {
-  return async (request, reply, payload) => {
-    const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > 0) {
-      if (declared <= request.routeOptions.bodyLimit) budget.holdFor(reply).take(declared);
-      return payload;
+export function countBodyAgainst(budget: BodyBudget): preParsingHookHandler {
+  // A callback hook (no promise per request); a refusal (the budget is spent) is passed to done.
+  return (request, reply, payload, done) => {
+    try {
+      done(null, budgetedPayload(budget, request, reply, payload));
+    } catch (error) {
+      done(error as Error);
     }
-    if (request.headers['transfer-encoding'] === undefined) return payload;
-    const hold = budget.holdFor(reply);
-    return payload.pipe(
-      new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          try {
-            hold.take(chunk.length);
-            callback(null, chunk);
-          } catch (error) {
-            callback(error as Error);
-          }
-        },
-      }),
-    );
   };
+}
+
+function budgetedPayload(budget: BodyBudget, request: FastifyRequest, reply: FastifyReply, payload: RequestPayload): RequestPayload {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > 0) {
+    if (declared <= request.routeOptions.bodyLimit) budget.holdFor(reply).take(declared);
+    return payload;
+  }
+  if (request.headers['transfer-encoding'] === undefined) return payload;
+  const hold = budget.holdFor(reply);
+  return payload.pipe(
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        try {
+          hold.take(chunk.length);
+          callback(null, chunk);
+        } catch (error) {
+          callback(error as Error);
+        }
+      },
+    }),
+  );
 }

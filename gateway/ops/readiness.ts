@@ -2,7 +2,7 @@
 // JWT signing keys) are loaded from it, and its persistence is acceptable. None of that is awaited
 // at start: the process starts and stays up while Redis is down (/healthz 200, /readyz 503, every
 // public request 503), and what is missing is loaded in the background once the store answers.
-import type { onRequestAsyncHookHandler } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { GatewayError, isGatewayError } from '../errors.js';
 import type { ClientSecretHasher } from '../oauth/client-secrets.js';
@@ -85,12 +85,9 @@ export class Readiness {
     return (this.deps.store.nodes?.states() ?? []).filter((state) => !state.up).map((state) => ({ node: state.node, why: state.reason ?? 'not answering' }));
   }
 
-  /** The public listener's first hook: nothing is served, let alone forwarded, before readiness. */
-  gate(): onRequestAsyncHookHandler {
-    return async () => {
-      const refusal = this.refusal();
-      if (refusal) throw refusal;
-    };
+  /** The public listener's first hook: nothing is served, let alone forwarded, before readiness (a callback hook: no promise per request). */
+  gate(): onRequestHookHandler {
+    return (_request, _reply, done) => done(this.refusal());
   }
 
   /** What a request is answered with while the gateway is not ready; undefined once it is. */
