@@ -8,8 +8,8 @@
 // replay (fail closed, never a replay let through). The hash is SHA-256 under a random key per
 // process, so hashes meet only by chance (with a million nonces held, a fresh one meets a false
 // match about once in four billion) and nonces cannot be chosen beforehand to collide. A faster
-// non-cryptographic hash (two seeded FNV-1a) was tried first: its two halves are correlated, and 50,000
-// random nonces met once in CI where chance alone says once in three million runs.
+// non-cryptographic pair (two seeded FNV-1a) was used first: 50,000 random nonces met once in CI,
+// where 52 independent bits meet about once in three million such runs.
 import { hash as cryptoHash, randomBytes } from 'node:crypto';
 
 /** Generations per nonce lifetime: a nonce is forgotten at most one generation late, never early. */
