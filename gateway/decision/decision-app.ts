@@ -51,24 +51,26 @@ function refuse(request: FastifyRequest, reply: FastifyReply, thrown: unknown): 
   return sendError(request, reply, error, allowed && !allowed.includes(error.status) ? 403 : error.status);
 }
 
-/** Whether each connection's peer is a trusted proxy: judged once per connection, not per request. */
-const trustedCallers = new WeakMap<Socket, boolean>();
-
-function callerTrusted(socket: Socket, trustedProxies: readonly Cidr[]): boolean {
-  let trusted = trustedCallers.get(socket);
-  if (trusted === undefined) {
-    const peer = peerAddressOf(socket);
-    trusted = peer !== undefined && anyContains(trustedProxies, peer);
-    trustedCallers.set(socket, trusted);
-  }
-  return trusted;
+/** Whether a connection's peer is a trusted proxy: judged once per connection, not per request. */
+function trustedCallerCheck(trustedProxies: readonly Cidr[]): (socket: Socket) => boolean {
+  const judged = new WeakMap<Socket, boolean>();
+  return (socket) => {
+    let trusted = judged.get(socket);
+    if (trusted === undefined) {
+      const peer = peerAddressOf(socket);
+      trusted = peer !== undefined && anyContains(trustedProxies, peer);
+      judged.set(socket, trusted);
+    }
+    return trusted;
+  };
 }
 
 export async function registerDecision(app: FastifyInstance, deps: DecisionDependencies): Promise<void> {
   // Its own scope: the decision's refusals replace the listener's default error answers.
   await app.register(async (scope) => {
+    const callerTrusted = trustedCallerCheck(deps.settings.trustedProxies);
     scope.addHook('onRequest', (request, _reply, done) => {
-      done(callerTrusted(request.socket, deps.settings.trustedProxies) ? undefined : new GatewayError('decision_caller_not_trusted'));
+      done(callerTrusted(request.socket) ? undefined : new GatewayError('decision_caller_not_trusted'));
     });
     scope.setErrorHandler((error, request, reply) => refuse(request, reply, error));
     observeRequests(scope, deps.metrics, { kind: 'decision', conventionOf: (reply) => reply.routeOptions.config.convention?.name ?? 'none' });
