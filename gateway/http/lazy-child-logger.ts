@@ -8,7 +8,7 @@ import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, LogFn } fro
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /** A logger that can say whether a level is on (pino's). */
-export interface LevelAwareLogger extends FastifyBaseLogger {
+interface LevelAwareLogger extends FastifyBaseLogger {
   isLevelEnabled(level: string): boolean;
 }
 
