@@ -1,12 +1,15 @@
-// A request's logger is made on its first line at an enabled level: lines carry the bindings as a
-// child's would, a request that writes nothing makes no child, and a child with a level of its own
-// is made at once.
+// A request's logger: a line of fields is written by the parent with the bindings, exactly as a
+// child's line; a request that writes nothing else makes no child; other lines, a child of it or a
+// level set on it make the child; a child with options of its own is made at once.
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type LoggerOptions } from 'pino';
 import t from 'tap';
 import { lazyChildLogger, levelEnabled } from '../../gateway/http/lazy-child-logger.js';
+import { loggerOptions } from '../../gateway/http/logging.js';
 
 function logger(level: string) {
+  // The gateway's own logger options: its redaction among them.
+  const options = { ...(loggerOptions(level, 'pino') as LoggerOptions) };
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -14,7 +17,7 @@ function logger(level: string) {
       done();
     },
   });
-  return { log: pino({ level }, stream), lines };
+  return { log: pino(options, stream), lines };
 }
 
 /** The bindings, counting how often they were asked for (once per child made). */
@@ -23,13 +26,13 @@ function counted(bindings: Record<string, string>) {
   return { asked, bindings: () => (asked.count++, bindings) };
 }
 
-t.test('nothing is made for lines below the level; the first enabled line makes the child once', async (t) => {
+t.test('nothing is made for lines below the level; the bindings are made once for every line after', async (t) => {
   const { log, lines } = logger('warn');
   const { asked, bindings } = counted({ request_id: 'r-1', listener: 'decision' });
   const lazy = lazyChildLogger(log, bindings, {});
   lazy.info({ path: '/x' }, 'request');
   lazy.debug('detail');
-  t.equal(asked.count, 0, 'no child for lines that are off');
+  t.equal(asked.count, 0, 'no bindings for lines that are off');
   t.equal(lines.length, 0);
   t.equal(levelEnabled(lazy, 'info'), false);
   t.equal(levelEnabled(lazy, 'error'), true);
@@ -37,11 +40,33 @@ t.test('nothing is made for lines below the level; the first enabled line makes 
 
   lazy.warn({ code: 'x' }, 'first');
   lazy.error(new Error('boom'), 'second');
-  t.equal(asked.count, 1, 'made once');
+  t.equal(asked.count, 1, 'asked once: a line of fields, then an error line that makes the child');
   t.match(lines, [
     { level: 40, msg: 'first', code: 'x', request_id: 'r-1', listener: 'decision' },
     { level: 50, msg: 'second', request_id: 'r-1', listener: 'decision', err: { message: 'boom' } },
   ]);
+});
+
+t.test('a line of fields is written without a child, exactly as the child would write it', async (t) => {
+  const lazyOut = logger('info');
+  const childOut = logger('info');
+  const bindings = { request_id: 'r-5', listener: 'decision', trace_id: 'a'.repeat(32) };
+  let made = 0;
+  const parent = lazyOut.log;
+  const countingParent = Object.assign(Object.create(parent) as typeof parent, {
+    child: (...args: Parameters<typeof parent.child>) => (made++, parent.child(...args)),
+  });
+  const lazy = lazyChildLogger(countingParent, () => bindings, {});
+  const fields = { method: 'GET', path: '/v1/sales', status: 200, duration_ms: 1.5, outcome: 'ok', headers: { authorization: 'Bearer secret' } };
+  lazy.info(structuredClone(fields), 'request');
+  childOut.log.child(bindings).info(structuredClone(fields), 'request');
+  t.equal(made, 0, 'no child made for a line of fields');
+  const withoutTime = (line: Record<string, unknown>) => JSON.stringify({ ...line, time: 0, pid: 0 });
+  t.equal(withoutTime(lazyOut.lines[0]!), withoutTime(childOut.lines[0]!), 'the same fields in the same order, the credential redacted alike');
+  t.match(lazyOut.lines[0], { headers: { authorization: '[redacted]' } });
+  lazy.warn('a message alone');
+  t.equal(made, 1, 'a line that is not fields makes the child');
+  t.match(lazyOut.lines[1], { msg: 'a message alone', request_id: 'r-5' });
 });
 
 t.test("a child of the request's logger carries both sets of bindings", async (t) => {
