@@ -6,9 +6,13 @@ import t from 'tap';
 import { serviceAccountIdFor, sharesSlot } from '../../gateway/store/account-ids.js';
 import { crc16, crc16Bytes, hashTagOf, keySlot } from '../../gateway/store/cluster-slot.js';
 import { holds, holdsAsync } from '../helpers/property.js';
+import { freePort } from '../../bench/processes.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
-const server = await startRedisServer(t, { args: ['--appendonly', 'no', '--save', '', '--cluster-enabled', 'yes'] });
+// The bus port is chosen too: the default (port + 10000) may fall among the ephemeral ports, taken.
+const server = await startRedisServer(t, {
+  args: ['--appendonly', 'no', '--save', '', '--cluster-enabled', 'yes', '--cluster-port', String(await freePort())],
+});
 const redisSlot = async (key: string) => Number(await server.command('CLUSTER', 'KEYSLOT', key));
 
 t.test('known values: the CRC16/XMODEM check value and the slots Redis documents', async (t) => {
