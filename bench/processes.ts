@@ -23,6 +23,23 @@ function canListen(port: number): Promise<boolean> {
   });
 }
 
+/** Ports this process handed out lately: a port not yet bound by its process probes free again. */
+const handedOut = new Map<number, number>();
+const HANDED_OUT_MS = 60_000;
+
+/**
+ * The part of the range this process picks from. The test suite's workers run side by side, each
+ * told its slice ("i/n", PORT_SLICE): a port one worker found free cannot be bound by another
+ * worker's process before the first binds it.
+ */
+function sliceOf(base: number, low: number): [number, number] {
+  const match = /^(\d+)\/(\d+)$/.exec(process.env.PORT_SLICE ?? '');
+  if (!match) return [base, low];
+  const [index, count] = [Number(match[1]), Number(match[2])];
+  const size = Math.floor((low - base) / count);
+  return [base + index * size, base + (index + 1) * size];
+}
+
 /**
  * A loopback port free now, for a process started next. Chosen below the ephemeral range: a port
  * from listen(0) is free again once probed, and the kernel may give it to any outgoing connection
@@ -30,12 +47,16 @@ function canListen(port: number): Promise<boolean> {
  */
 export async function freePort(): Promise<number> {
   const [low] = ephemeralRange();
-  const base = Math.max(1024, low - 12_000);
+  const [from, to] = sliceOf(Math.max(1024, low - 12_000), low);
+  const now = Date.now();
+  for (const [port, at] of handedOut) if (now - at > HANDED_OUT_MS) handedOut.delete(port);
   for (let attempt = 0; attempt < 50; attempt++) {
-    const candidate = base + Math.floor(Math.random() * (low - base));
-    if (await canListen(candidate)) return candidate;
+    const candidate = from + Math.floor(Math.random() * (to - from));
+    if (handedOut.has(candidate) || !(await canListen(candidate))) continue;
+    handedOut.set(candidate, now);
+    return candidate;
   }
-  throw new Error(`no free loopback port below ${low} in 50 attempts`);
+  throw new Error(`no free loopback port in ${from}-${to - 1} in 50 attempts`);
 }
 
 /** Starts a node script and resolves once its output contains `readyText`. */

@@ -111,6 +111,9 @@ function failuresIn(tap) {
 
 async function main() {
   const { jobs, fileTimeoutMs, paths } = parseArguments(process.argv.slice(2));
+  // Two more slices than workers at once: a worker started in place of a stopped one, whose
+  // processes may still be going, takes a slice no running worker has.
+  const PORT_SLICES = jobs + 2;
   const times = readTimes();
   const queue = queueOf(paths, times);
   if (queue.length === 0) throw new Error('no test files matched');
@@ -130,9 +133,11 @@ async function main() {
     logs.push(log);
     const out = createWriteStream(log);
     // TAP_TIMEOUT=0: no root timeout, a worker lives for many files; the runner times each file.
+    // PORT_SLICE: each worker picks free ports from its own part of the range (bench/processes.ts),
+    // so no two workers race for one port.
     const child = spawn(process.execPath, ['--enable-source-maps', 'scripts/suite-worker.mjs'], {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      env: { ...process.env, TAP_TIMEOUT: '0' },
+      env: { ...process.env, TAP_TIMEOUT: '0', PORT_SLICE: `${(id - 1) % PORT_SLICES}/${PORT_SLICES}` },
     });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
