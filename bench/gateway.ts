@@ -39,25 +39,7 @@ const ISSUER = 'http://gateway.bench.test';
 /** What `npm start` runs after `node` (package.json), so the bench measures the gateway as deployed. */
 const START_ARGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ').slice(1);
 
-/** Starts with fresh ports this many times when one was taken meanwhile (see startGateway). */
-const PORT_ATTEMPTS = 3;
-
-/**
- * A free port is found by listening on port 0 and closing, so another process (an outgoing
- * connection of the load generator, from the same ephemeral range) can take it before the gateway
- * listens: the gateway then refuses to start (EADDRINUSE), and gets fresh ports.
- */
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startGatewayOnce(options);
-    } catch (error) {
-      if (attempt >= PORT_ATTEMPTS || !String(error).includes('EADDRINUSE')) throw error;
-    }
-  }
-}
-
-async function startGatewayOnce(options: GatewayOptions): Promise<Gateway> {
   const [port, adminPort, decisionPort, decisionGrpcPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const adminToken = options.adminToken ?? randomBytes(32).toString('hex');
   const child: ChildProcess = await startProcess(

@@ -27,12 +27,12 @@ type TracedMessage = IncomingMessage & { [SPAN]?: Span };
 
 /** The childLoggerFactory of a traced listener: starts the span, binds its ids (and the listener's name, if any). */
 export function tracedChildLogger(tracing: Tracing, name: string | undefined): FastifyServerOptions['childLoggerFactory'] {
+  const named = name === undefined ? {} : { listener: name };
   return function (logger, bindings, options, rawRequest: TracedMessage) {
     const span = tracing.startServerSpan(rawRequest.method ?? '', rawRequest.headers);
     rawRequest[SPAN] = span;
     const { traceId, spanId } = span.spanContext();
-    const labelled = name === undefined ? bindings : { ...bindings, listener: name };
-    return lazyChildLogger(logger, () => ({ ...labelled, trace_id: traceId, span_id: spanId }), options);
+    return lazyChildLogger(logger, () => ({ ...bindings, ...named, trace_id: traceId, span_id: spanId }), options);
   };
 }
 

@@ -27,30 +27,13 @@ export interface GatewayProcessOptions {
   detached?: boolean;
 }
 
-/** Starts with fresh ports this many times when one of the two it chose was taken meanwhile. */
-const PORT_ATTEMPTS = 3;
-
 /**
  * Starts gateway/main.ts with the given environment and waits for "gateway started". The drain on
  * stop is off unless the environment sets GATEWAY_SHUTDOWN_DRAIN_SECONDS, so teardown stays quick.
  */
 export async function startGatewayProcess(t: Test, env: NodeJS.ProcessEnv, options: GatewayProcessOptions = {}): Promise<GatewayProcess> {
-  for (let attempt = 1; ; attempt++) {
-    const port = options.port ?? (await freePort());
-    const adminPort = options.adminPort ?? (await freePort());
-    try {
-      return await startOnce(t, env, options, port, adminPort);
-    } catch (error) {
-      // A port found free can be bound by another test's process before this one binds it: the
-      // gateway refuses to start naming it, and gets fresh ports (never a fixed one).
-      const taken = /(GATEWAY_PORT|GATEWAY_ADMIN_PORT): .* already in use/.exec(String(error))?.[1];
-      const chosen = taken === 'GATEWAY_PORT' ? options.port === undefined : taken === 'GATEWAY_ADMIN_PORT' && options.adminPort === undefined;
-      if (attempt >= PORT_ATTEMPTS || !chosen) throw error;
-    }
-  }
-}
-
-async function startOnce(t: Test, env: NodeJS.ProcessEnv, options: GatewayProcessOptions, port: number, adminPort: number): Promise<GatewayProcess> {
+  const port = options.port ?? (await freePort());
+  const adminPort = options.adminPort ?? (await freePort());
   const detached = options.detached ?? false;
   const gateway = spawnGateway(
     { GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(adminPort), GATEWAY_SHUTDOWN_DRAIN_SECONDS: '0', ...env },

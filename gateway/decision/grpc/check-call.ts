@@ -82,12 +82,15 @@ interface Observed {
 
 export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<CheckRequest, CheckResponse>, callback: sendUnaryData<CheckResponse>) => void {
   const inFlight = deps.metrics.inFlight.labels(GRPC_DECISION_LISTENER);
-  // A peer string is one connection, which carries many calls: parsed once.
-  const callers = boundedCache<string, { address: Address | undefined }>(1024);
+  // A peer string is one connection, which carries many calls: parsed and judged once.
+  const callers = boundedCache<string, { address: Address | undefined; trusted: boolean }>(1024);
   const callerOf = (peer: string) => {
     let known = callers.get(peer);
-    if (!known) callers.set(peer, (known = { address: callerAddress(peer) }));
-    return known.address;
+    if (!known) {
+      const address = callerAddress(peer);
+      callers.set(peer, (known = { address, trusted: address !== undefined && anyContains(deps.settings.trustedProxies, address) }));
+    }
+    return known;
   };
   return (call, callback) => {
     const started = performance.now();
@@ -160,12 +163,17 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
     void (async () => {
       try {
         const caller = callerOf(peer);
-        if (!caller || !anyContains(deps.settings.trustedProxies, caller)) throw new GatewayError('decision_caller_not_trusted');
+        if (!caller.trusted) throw new GatewayError('decision_caller_not_trusted');
         const notReady = deps.notReady();
         if (notReady) throw notReady;
         described = describeCheck(call.request);
         Object.assign(bindings, traceFields(described.original.headers.traceparent));
-        verdict = await deps.check({ original: described.original, peer: caller, body: sentBody(described.body, deps.bodyBudget, whenDone), log: log() });
+        verdict = await deps.check({
+          original: described.original,
+          peer: caller.address,
+          body: sentBody(described.body, deps.bodyBudget, whenDone),
+          log: log(),
+        });
         if (verdict.allowed) finish(allowedAnswer(verdict, requestId, described.headerNames), undefined);
         else refuse(verdict.error, verdict.responseFields);
       } catch (error) {
