@@ -25,7 +25,7 @@ import { FapiRequestSignatures } from './pipeline/authenticate/fapi-signature.js
 import { observeRequests } from './pipeline/observe.js';
 import { requestChecker, type CheckDependencies } from './pipeline/pipeline.js';
 import { registerProxy } from './pipeline/proxy.js';
-import { registerDecision } from './decision/decision-app.js';
+import { DecisionListener } from './decision/decision-listener.js';
 import { GrpcDecisionListener } from './decision/grpc/grpc-decision-listener.js';
 import { loadPolicies, type Policy } from './policy/policy-loader.js';
 import { PolicyHolder } from './policy/route-table.js';
@@ -58,7 +58,7 @@ export interface Gateway {
   readonly publicApp: FastifyInstance;
   readonly adminApp: FastifyInstance;
   /** The decision listener for edge proxies; only when GATEWAY_DECISION_PORT is set. */
-  readonly decisionApp: FastifyInstance | undefined;
+  readonly decisionListener: DecisionListener | undefined;
   /** Envoy's gRPC external authorization service; only when GATEWAY_DECISION_GRPC_PORT is set. */
   readonly decisionGrpc: GrpcDecisionListener | undefined;
   readonly store: CredentialStore;
@@ -114,7 +114,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   await documentListener(publicApp, 'public', settings);
   // First hook: until ready, every public request gets 503 store_unavailable and nothing is forwarded.
   publicApp.addHook('onRequest', readiness.gate());
-  observeRequests(publicApp, metrics, { kind: 'public' });
+  observeRequests(publicApp, metrics);
   observeListenerLoad(publicApp, 'public', metrics);
   const addressOf = (request: FastifyRequest) => clientAddressOf(request, settings.trustedProxies);
   const oauth: OAuthDependencies = {
@@ -163,17 +163,13 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
   const responseSigning = registerResponseSigning(publicApp, settings, bodyBudget);
   const closeUpstreams = await registerProxy(publicApp, { ...checks, upstreams: upstreamsWithUrls(settings.upstreams), responseSigning, tracing });
   const decide = requestChecker(checks);
-  let decisionApp: FastifyInstance | undefined;
-  if (settings.decisionPort !== null) {
-    decisionApp = newFastify(settings, options, settings.maxBodyBytes, { name: 'decision', tracing });
-    decisionApp.addHook('onRequest', readiness.gate());
-    observeListenerLoad(decisionApp, 'decision', metrics);
-    await registerDecision(decisionApp, { settings, check: decide, metrics });
-  }
+  const notReady = () => readiness.refusal();
+  const decisionListener =
+    settings.decisionPort === null ? undefined : new DecisionListener({ settings, check: decide, metrics, notReady, tracing, logStream: options.logStream });
   const decisionGrpc =
     settings.decisionGrpcPort === null
       ? undefined
-      : new GrpcDecisionListener({ settings, check: decide, metrics, bodyBudget, notReady: () => readiness.refusal(), logStream: options.logStream });
+      : new GrpcDecisionListener({ settings, check: decide, metrics, bodyBudget, notReady, logStream: options.logStream });
 
   const adminApp = newFastify(settings, options, settings.adminMaxBodyBytes);
   adminApp.addHook('preParsing', countBodyAgainst(bodyBudget));
@@ -188,7 +184,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     settings,
     publicApp,
     adminApp,
-    decisionApp,
+    decisionListener,
     decisionGrpc,
     store,
     policy,
@@ -204,7 +200,7 @@ export async function buildGateway(settings: Settings, options: GatewayOptions =
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([publicApp.close(), adminApp.close(), decisionApp?.close(), decisionGrpc?.close()]);
+      await Promise.all([publicApp.close(), adminApp.close(), decisionListener?.close(), decisionGrpc?.close()]);
       await closeUpstreams();
       // The listeners are closed: every span has ended, and the last batch is sent (bounded).
       await tracing?.shutdown(TRACING_SHUTDOWN_MS);

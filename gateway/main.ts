@@ -56,7 +56,7 @@ async function listen(gateway: Gateway, settings: Settings): Promise<void> {
     for (const deadline = Date.now() + STARTUP_READY_WAIT_MS; !gateway.readiness.serving && Date.now() < deadline;) await sleep(20);
     await listenAt(gateway.publicApp, address('public')!);
     const decision = address('decision');
-    if (gateway.decisionApp && decision) await listenAt(gateway.decisionApp, decision);
+    if (gateway.decisionListener && decision) await listenAt(gateway.decisionListener, decision);
     const decisionGrpc = address('decision-grpc');
     if (gateway.decisionGrpc && decisionGrpc) await listenGrpcAt(gateway.decisionGrpc, decisionGrpc);
   } catch (error) {

@@ -2,7 +2,7 @@
 // prefix on the decision listener, so the description is never guessed from headers a client could
 // add; the edge proxy's configuration (README, "Decision API") sets or overwrites every header read
 // here, and passes the client's own headers (credentials, signature, Content-Digest) as they came.
-import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { GatewayError } from '../errors.js';
 import { CLIENT_ROUTING_HEADERS, CONSUMED_CREDENTIAL_HEADERS, HOP_BY_HOP, IDENTITY_HEADERS, forwardableRequestHeader } from '../pipeline/mutate.js';
 import { authorityOf, type OriginalRequest } from '../pipeline/original-request.js';
@@ -15,22 +15,22 @@ export interface Convention {
   /** The decision listener's path prefix of this convention. */
   readonly prefix: string;
   /** The request the edge proxy asks about (throws decision_request_invalid). */
-  describe(request: FastifyRequest): OriginalRequest;
+  describe(request: IncomingMessage): OriginalRequest;
   /** nginx turns any auth_request status but 401 and 403 into 500: other refusals are answered 403. */
   readonly refusalStatuses?: readonly number[];
   /** What this edge needs on an allowed answer besides the identity headers the decision vouches for. */
-  completeAllowed?(request: FastifyRequest, headers: Record<string, string>): void;
+  completeAllowed?(request: IncomingMessage, headers: Record<string, string>): void;
 }
 
 /** An HTTP method: a token (RFC 9110 5.6.2). */
 export const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-function header(request: FastifyRequest, name: string): string | undefined {
+function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-function required(request: FastifyRequest, name: string, convention: ConventionName): string {
+function required(request: IncomingMessage, name: string, convention: ConventionName): string {
   const value = header(request, name);
   if (value === undefined || value === '')
     throw new GatewayError(
@@ -50,7 +50,7 @@ function originFormUrl(value: string, name: string): string {
   return value;
 }
 
-function protocolOf(request: FastifyRequest): 'http' | 'https' {
+function protocolOf(request: IncomingMessage): 'http' | 'https' {
   return header(request, 'x-forwarded-proto')?.trim().toLowerCase() === 'https' ? 'https' : 'http';
 }
 
@@ -66,7 +66,7 @@ function lengthOf(value: string | undefined, name: string): number {
 }
 
 /** The decision request's own body, when the edge proxy sends the client's body in it. */
-function ownLength(request: FastifyRequest): { length: number; chunked: boolean } {
+function ownLength(request: IncomingMessage): { length: number; chunked: boolean } {
   return { length: lengthOf(header(request, 'content-length'), 'Content-Length'), chunked: request.headers['transfer-encoding'] !== undefined };
 }
 
@@ -91,7 +91,7 @@ export const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH'
  * pass it on, so a decision request that carries one is refused. nginx and Envoy drop underscore
  * names before they ask, and the Caddyfile removes the X_ ones.
  */
-function refuseUnderscoreSpellings(request: FastifyRequest): void {
+function refuseUnderscoreSpellings(request: IncomingMessage): void {
   for (const name in request.headers) {
     if (name.includes('_') && !forwardableRequestHeader(name.replaceAll('_', '-'))) {
       throw new GatewayError(
@@ -128,7 +128,7 @@ export function droppedOnlyByPattern(name: string): boolean {
   return !name.includes('_') && !DROPPED_BY_EXACT_NAME.has(name) && !forwardableRequestHeader(name);
 }
 
-function refuseDroppedOnlyByPattern(request: FastifyRequest): void {
+function refuseDroppedOnlyByPattern(request: IncomingMessage): void {
   for (const name in request.headers) {
     if (droppedOnlyByPattern(name)) {
       throw new GatewayError(
@@ -140,7 +140,7 @@ function refuseDroppedOnlyByPattern(request: FastifyRequest): void {
 }
 
 function describeWith(
-  request: FastifyRequest,
+  request: IncomingMessage,
   parts: Pick<OriginalRequest, 'method' | 'url' | 'authority' | 'declaredLength' | 'hasBody' | 'body'>,
 ): OriginalRequest {
   // Without it the client address would be the edge proxy's own, and allow-lists would judge that.
@@ -159,7 +159,7 @@ function describeWith(
     authority: parts.authority,
     protocol: protocolOf(request),
     headers: request.headers,
-    rawHeaders: request.raw.rawHeaders,
+    rawHeaders: request.rawHeaders,
     declaredLength: parts.declaredLength,
     hasBody,
     body: parts.body,
@@ -209,8 +209,8 @@ const envoy: Convention = {
     const own = ownLength(request);
     const sent = partial !== undefined;
     return describeWith(request, {
-      method: methodFrom(request.raw.method ?? request.method, 'The method'),
-      url: originFormUrl(request.url.slice(ENVOY_PREFIX.length), `The path after ${ENVOY_PREFIX}`),
+      method: methodFrom(request.method ?? '', 'The method'),
+      url: originFormUrl((request.url ?? '').slice(ENVOY_PREFIX.length), `The path after ${ENVOY_PREFIX}`),
       authority: authorityOf(header(request, 'host')),
       declaredLength: sent ? own.length : 0,
       hasBody: sent ? own.length > 0 || own.chunked : header(request, 'content-digest') !== undefined,

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ERRORS, type ErrorCode } from '../errors.js';
 import { closeGracefully, isClosing } from './lingering-close.js';
 
@@ -21,11 +21,16 @@ function codeFor(error: ParserError): ErrorCode {
 
 /** Fastify calls this bound to the instance whose server saw the error. */
 export function clientErrorHandler(this: FastifyInstance, error: ParserError, socket: Socket): void {
+  refuseMalformedRequest(this.log, error, socket);
+}
+
+/** A server's 'clientError' listener: answers with the catalog's body and logs the parser's code only. */
+export function refuseMalformedRequest(log: FastifyBaseLogger, error: ParserError, socket: Socket): void {
   // Input still arriving on a connection being closed makes the parser fail again: expected, ignored.
   if (error.code === 'ECONNRESET' || socket.destroyed || isClosing(socket)) return;
   const code = codeFor(error);
   const requestId = randomUUID();
-  this.log.info({ request_id: requestId, code, parser_error: error.code ?? null }, 'malformed or incomplete request refused');
+  log.info({ request_id: requestId, code, parser_error: error.code ?? null }, 'malformed or incomplete request refused');
   // Answer only when no response has started on this socket: never corrupt one in flight.
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (!socket.writable || inFlight?.headersSent) {

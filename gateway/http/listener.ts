@@ -17,19 +17,17 @@ import { SCHEMA_VALIDATOR } from './schema-validation.js';
 
 /** How a listener is built besides its settings. */
 export interface ListenerOptions {
-  /** Log lines of a listener other than the public one carry its name (listener: "decision"). */
-  readonly name?: string;
   /** Traces each request (request-tracing.ts); unset: no tracing work at all. */
   readonly tracing?: Tracing | undefined;
 }
 
 /**
- * Each request's logger, made on its first line (lazy-child-logger.ts): the listener's name, and
- * the trace id of the request's traceparent; on a traced listener its span's trace and span ids
- * instead (request-tracing.ts: one trace_id per line).
+ * Each request's logger, made on its first line (lazy-child-logger.ts): the trace id of the
+ * request's traceparent; on a traced listener its span's trace and span ids instead
+ * (request-tracing.ts: one trace_id per line).
  */
-function childLoggerFactory({ name, tracing }: ListenerOptions): FastifyServerOptions['childLoggerFactory'] {
-  return tracing ? tracedChildLogger(tracing, name) : traceAwareChildLogger(name);
+function childLoggerFactory({ tracing }: ListenerOptions): FastifyServerOptions['childLoggerFactory'] {
+  return tracing ? tracedChildLogger(tracing) : traceAwareChildLogger();
 }
 
 export function newFastify(
@@ -73,7 +71,7 @@ export function newFastify(
   app.server.maxConnections = settings.maxConnections;
   installErrorReplies(app);
   // First of the request hooks: a request the readiness gate refuses is traced too.
-  if (listener.tracing) traceRequests(app, listener.name ?? 'public');
+  if (listener.tracing) traceRequests(app, 'public');
   logEachRequest(app);
   // JSON bodies nested past a fixed depth are a 400 before they are parsed, on every route.
   installJsonBodyParser(app);

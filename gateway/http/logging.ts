@@ -49,7 +49,7 @@ export function loggerOptions(level: string, format: LogFormat, stream?: Destina
   };
 }
 
-/** A logger like a listener's, for a listener that is not a Fastify one (the gRPC decision listener); its lines carry `listener`. */
+/** A logger like a listener's, for a listener that is not a Fastify one (the decision listeners); its lines carry `listener`. */
 export function listenerLogger(level: string, format: LogFormat, listener: string, stream?: DestinationStream): Logger {
   const options: LoggerOptions = { level, ...logFormatOptions(format), redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   return (stream ? pino(options, stream) : pino(options)).child({ listener });
@@ -69,10 +69,9 @@ const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})([0-9a-f]{16})-[0-9a-f
  * and upstream logs join up. An invalid header is ignored, never echoed into the logs. With tracing
  * on, the request's span's ids are bound instead (request-tracing.ts).
  */
-export function traceAwareChildLogger(listener: string | undefined): FastifyServerOptions['childLoggerFactory'] {
-  const named = listener === undefined ? {} : { listener };
+export function traceAwareChildLogger(): FastifyServerOptions['childLoggerFactory'] {
   return function (logger, bindings, options, rawRequest) {
-    return lazyChildLogger(logger, () => ({ ...bindings, ...named, ...traceFields(rawRequest.headers.traceparent) }), options);
+    return lazyChildLogger(logger, () => ({ ...bindings, ...traceFields(rawRequest.headers.traceparent) }), options);
   };
 }
 

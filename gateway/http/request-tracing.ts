@@ -25,14 +25,13 @@ const SPAN = Symbol('server span');
 /** The raw request carries its span from the logger factory to the request (one property, set on every request alike). */
 type TracedMessage = IncomingMessage & { [SPAN]?: Span };
 
-/** The childLoggerFactory of a traced listener: starts the span, binds its ids (and the listener's name, if any). */
-export function tracedChildLogger(tracing: Tracing, name: string | undefined): FastifyServerOptions['childLoggerFactory'] {
-  const named = name === undefined ? {} : { listener: name };
+/** The childLoggerFactory of a traced listener: starts the span and binds its ids. */
+export function tracedChildLogger(tracing: Tracing): FastifyServerOptions['childLoggerFactory'] {
   return function (logger, bindings, options, rawRequest: TracedMessage) {
     const span = tracing.startServerSpan(rawRequest.method ?? '', rawRequest.headers);
     rawRequest[SPAN] = span;
     const { traceId, spanId } = span.spanContext();
-    return lazyChildLogger(logger, () => ({ ...bindings, ...named, trace_id: traceId, span_id: spanId }), options);
+    return lazyChildLogger(logger, () => ({ ...bindings, trace_id: traceId, span_id: spanId }), options);
   };
 }
 

@@ -45,7 +45,7 @@ export class GatewayMetrics {
 
   readonly decisions = new Counter({
     name: 'gateway_decisions_total',
-    help: 'Decisions asked of the decision listeners by edge proxy convention (envoy-grpc: the gRPC listener), policy route id and outcome (allowed, the error code, or cancelled: the gRPC caller gave up first).',
+    help: 'Decisions asked of the decision listeners by edge proxy convention (envoy-grpc: the gRPC listener), policy route id and outcome (allowed, the error code, or cancelled: the caller gave up before the answer, its route then unmatched).',
     labelNames: ['convention', 'route', 'outcome'] as const,
     registers: [this.registry],
   });

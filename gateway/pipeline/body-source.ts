@@ -1,6 +1,7 @@
 // Where a request's body comes from, for the one stage that reads it (admit, on signed routes). The
 // exchange the request arrived on lends its unread payload and its lifetime; the stages see this,
 // never the exchange.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors.js';
@@ -16,9 +17,9 @@ export interface BodySource {
 export const NO_BODY: BodySource = { payload: () => undefined, onFinished: () => {} };
 
 /** Whether the exchange's own framing says a body follows (Content-Length above zero, or Transfer-Encoding). */
-function framesBody(request: FastifyRequest): boolean {
-  const length = request.headers['content-length'];
-  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+function framesBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function isReadable(body: unknown): body is Readable {
@@ -35,12 +36,22 @@ export function exchangeBody(request: FastifyRequest, reply: FastifyReply): Body
   return {
     payload() {
       const body = request.body;
-      if (body === undefined || body === null) return framesBody(request) ? request.raw : undefined;
+      if (body === undefined || body === null) return framesBody(request.headers) ? request.raw : undefined;
       if (Buffer.isBuffer(body) || isReadable(body)) return body;
       throw new GatewayError('internal_error', 'the signed route received a parsed body instead of the raw payload');
     },
     onFinished(release) {
       reply.raw.once('close', release);
+    },
+  };
+}
+
+/** The body of a plain node:http exchange (the decision listener): the message itself when it frames one, whatever the method. */
+export function messageBody(message: IncomingMessage, response: ServerResponse): BodySource {
+  return {
+    payload: () => (framesBody(message.headers) ? message : undefined),
+    onFinished(release) {
+      response.once('close', release);
     },
   };
 }

@@ -1,5 +1,5 @@
-// The one observer of both listeners that answer for the pipeline: once a response is sent, it
-// records the request's metrics, and audits a denied request. A refused credential counts in
+// The observers of the listeners that answer for the pipeline: once a response is sent, they
+// record the request's metrics, and audit a denied request. A refused credential counts in
 // gateway_auth_failures_total (and a rate-limited request in gateway_rate_limited_requests_total)
 // whether the proxy refused it or a decision did, so the alerts and dashboards on them see traffic
 // behind an edge proxy too. The public listener also counts its requests and their duration
@@ -19,11 +19,6 @@ declare module 'fastify' {
     forwardedAt?: number;
   }
 }
-
-export type ObservedListener =
-  | { readonly kind: 'public' }
-  /** `conventionOf` names the edge proxy convention a decision was asked under ('none' off its routes). */
-  | { readonly kind: 'decision'; conventionOf(reply: FastifyReply): string };
 
 /** A refusal of the credential: its status is 401 or 403 (not the status an edge proxy needs instead), or the sign-in throttle. */
 function refusesCredential(code: ErrorCode): boolean {
@@ -98,17 +93,10 @@ export function recordDecision(metrics: GatewayMetrics, log: FastifyBaseLogger, 
   });
 }
 
-export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics, listener: ObservedListener): void {
+/** The public listener's observer (the decision listeners call recordDecision themselves). */
+export function observeRequests(app: FastifyInstance, metrics: GatewayMetrics): void {
   app.addHook('onResponse', (request, reply, done) => {
-    if (listener.kind === 'public') observePublic(metrics, request, reply);
-    else
-      recordDecision(metrics, request.log, {
-        convention: listener.conventionOf(reply),
-        verdict: request.verdict,
-        code: request.errorCode,
-        status: reply.statusCode,
-        seconds: reply.elapsedTime / 1000,
-      });
+    observePublic(metrics, request, reply);
     done();
   });
 }

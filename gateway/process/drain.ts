@@ -29,7 +29,7 @@ export function drainTiming(settings: Pick<Settings, 'shutdownDrainSeconds' | 'r
 
 /** From now on, every response asks the client to close its connection afterwards. */
 function closeConnectionsAfterResponse(server: Server): void {
-  // Before Fastify's own listener: the header must be set before anything is written.
+  // Before the listener's own: the header must be set before anything is written.
   server.prependListener('request', (_request, response) => response.setHeader('connection', 'close'));
 }
 
@@ -50,7 +50,7 @@ export async function drainAndClose(gateway: Gateway, timing: DrainTiming): Prom
   // The gRPC decision listener: NOT_SERVING, and its connections asked to go (GOAWAY) once answered.
   gateway.decisionGrpc?.startDraining();
   // The decision listener too: edge proxies keep connections to it and must reconnect elsewhere.
-  const servers = [gateway.publicApp.server, gateway.adminApp.server, ...(gateway.decisionApp ? [gateway.decisionApp.server] : [])];
+  const servers = [gateway.publicApp.server, gateway.adminApp.server, ...(gateway.decisionListener ? [gateway.decisionListener.server] : [])];
   for (const server of servers) closeConnectionsAfterResponse(server);
   await sleep(timing.drainMs);
   for (const server of servers) stopAccepting(server);

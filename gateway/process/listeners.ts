@@ -4,7 +4,6 @@
 // instead of a stack trace. Every address is tried before any listener starts, so that a port in use
 // stops the start before a listener has said that it listens.
 import { createServer } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/settings.js';
 import type { GrpcDecisionListener } from '../decision/grpc/grpc-decision-listener.js';
 
@@ -97,7 +96,7 @@ export async function checkAddressesFree(addresses: readonly ListenerAddress[]):
 }
 
 /** Listens; a bind failure (another process took the port since the check) becomes a ListenError. */
-export async function listenAt(app: FastifyInstance, address: ListenerAddress): Promise<void> {
+export async function listenAt(app: { listen(options: { host: string; port: number }): Promise<unknown> }, address: ListenerAddress): Promise<void> {
   try {
     await app.listen({ host: address.host, port: address.port });
   } catch (error) {

@@ -2,7 +2,7 @@
 // either yields an origin-form URL and an HTTP method, or a GatewayError that names the problem.
 // Nothing else escapes; nginx's and Caddy's descriptions never claim to carry the body, and a body
 // the edge cannot rule out is never described as absent.
-import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import t from 'tap';
 import { CONVENTION_LIST } from '../../gateway/decision/conventions.js';
@@ -38,8 +38,8 @@ const path = fc.oneof(
   fc.string({ maxLength: 30 }).map((s) => `/${s}`),
 );
 
-function fakeRequest(prefix: string, suffix: string, method: string, values: Record<string, string>): FastifyRequest {
-  return { url: `${prefix}${suffix}`, method, headers: values, raw: { method, rawHeaders: Object.entries(values).flat() } } as unknown as FastifyRequest;
+function fakeRequest(prefix: string, suffix: string, method: string, values: Record<string, string>): IncomingMessage {
+  return { url: `${prefix}${suffix}`, method, headers: values, rawHeaders: Object.entries(values).flat() } as unknown as IncomingMessage;
 }
 
 t.test('every convention describes a request or refuses it with a catalog error', async (t) => {

@@ -11,7 +11,7 @@ import { adminInject, authFailures, BANKING_HOST, createServiceAccount, signedHe
 import { DELEGATED_ROUTE, decisionConfig, LIMITED_ROUTE } from './decision-policies.js';
 
 function decide(tg: TestGateway, options: InjectOptions): Promise<LightMyRequestResponse> {
-  return tg.gateway.decisionApp!.inject(options);
+  return tg.gateway.decisionListener!.inject(options);
 }
 
 /** nginx auth_request: a GET subrequest without body; the original request line in X-Original-*. */

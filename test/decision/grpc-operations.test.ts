@@ -21,7 +21,7 @@ t.test('nonces and rate limits are one with the HTTP decision listener: what gRP
   const { tg, client } = await startGrpcGateway(t, { decision_port: 0 }, { store: 'embedded' });
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
   const overHttp = (headers: Record<string, string | string[]>) =>
-    tg.gateway.decisionApp!.inject({ method: 'GET', url: '/envoy/v1/balance', headers: { ...headers, 'x-forwarded-for': '198.51.100.7' } });
+    tg.gateway.decisionListener!.inject({ method: 'GET', url: '/envoy/v1/balance', headers: { ...headers, 'x-forwarded-for': '198.51.100.7' } });
 
   const first = signed(sa, 'GET', '/v1/balance');
   allowed(t, await client.check(envoyCheck({ method: 'GET', path: '/v1/balance', host: BANKING_HOST, headers: first })));
@@ -46,7 +46,7 @@ t.test('nonces and rate limits are one with the HTTP decision listener: what gRP
   // One request a minute on the limited route: spent over gRPC, refused over HTTP.
   const bearer = { authorization: `Bearer ${await accessToken(tg, await createClient(tg, ['sales']))}` };
   allowed(t, await client.check(envoyCheck({ method: 'GET', path: LIMITED_ROUTE, host: 'api.test', headers: bearer })));
-  const limited = await tg.gateway.decisionApp!.inject({
+  const limited = await tg.gateway.decisionListener!.inject({
     method: 'GET',
     url: `/envoy${LIMITED_ROUTE}`,
     headers: { ...bearer, 'x-forwarded-for': '198.51.100.7' },

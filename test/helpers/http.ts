@@ -23,10 +23,10 @@ export async function listen(tg: TestGateway): Promise<Listening> {
   const publicPort = (tg.gateway.publicApp.server.address() as AddressInfo).port;
   const adminPort = (tg.gateway.adminApp.server.address() as AddressInfo).port;
   const listening: Listening = { publicUrl: `http://127.0.0.1:${publicPort}`, publicPort, adminUrl: `http://127.0.0.1:${adminPort}`, adminPort };
-  const decisionApp = tg.gateway.decisionApp;
-  if (decisionApp) {
-    await decisionApp.listen({ host: '127.0.0.1', port: 0 });
-    listening.decisionPort = (decisionApp.server.address() as AddressInfo).port;
+  const decisionListener = tg.gateway.decisionListener;
+  if (decisionListener) {
+    await decisionListener.listen({ host: '127.0.0.1', port: 0 });
+    listening.decisionPort = (decisionListener.server.address() as AddressInfo).port;
     listening.decisionUrl = `http://127.0.0.1:${listening.decisionPort}`;
   }
   return listening;

@@ -54,7 +54,7 @@ t.test("behind an edge proxy, a refused signature's base is logged at debug (the
   const tg = await startTestGateway(t, { config: { ...decisionConfig(t), log_level: 'debug' } });
   const sa = await createServiceAccount(tg, { permissions: ['view_balance'] });
   const headers = signedHeaders({ ...sa, privateKey: generateKeyPairSync('ed25519').privateKey }, { method: 'GET', url: '/v1/balance' });
-  const response = await tg.gateway.decisionApp!.inject({
+  const response = await tg.gateway.decisionListener!.inject({
     method: 'GET',
     url: '/nginx',
     headers: {

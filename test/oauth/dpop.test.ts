@@ -117,7 +117,7 @@ t.test('openid-client: a private_key_jwt client gets a DPoP-bound token and call
     const target = new URL(url);
     if (target.host !== 'api.test') return fetch(url, options);
     const headers = Object.fromEntries(new Headers(options.headers as ConstructorParameters<typeof Headers>[0]).entries());
-    const decided = await tg.gateway.decisionApp!.inject({
+    const decided = await tg.gateway.decisionListener!.inject({
       method: 'GET',
       url: `/envoy${target.pathname}${target.search}`,
       headers: { ...headers, host: 'api.test', 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' },
@@ -231,7 +231,7 @@ t.test('the decision listener checks the proof against the request the edge desc
   const key = dpopKey();
   const token = (await dpopToken(tg, issuer, key, client)).body.access_token as string;
   const ask = (proof: string) =>
-    tg.gateway.decisionApp!.inject({
+    tg.gateway.decisionListener!.inject({
       method: 'GET',
       url: '/envoy/v1/sales?page=2',
       headers: { host: 'api.test', 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7', authorization: `DPoP ${token}`, dpop: proof },

@@ -258,7 +258,7 @@ t.test('the decision listener checks the signature and the body an edge sends, a
   const token = await tokenFor(s);
   // As Envoy's HTTP ext_authz asks: the original method and path; with with_request_body the body, marked by x-envoy-auth-partial-body.
   const decide = (path: string, headers: Record<string, string>, body: string | undefined) =>
-    s.tg.gateway.decisionApp!.inject({
+    s.tg.gateway.decisionListener!.inject({
       method: 'POST',
       url: `/envoy${path}`,
       headers: {

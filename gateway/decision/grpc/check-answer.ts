@@ -1,4 +1,4 @@
-// The CheckResponse for a verdict, as the HTTP decision answers it (decision-app.ts) in Envoy's
+// The CheckResponse for a verdict, as the HTTP decision answers it (decision-exchange.ts) in Envoy's
 // gRPC terms. Allowed: status OK and an ok_response with the identity headers the proxy would send
 // upstream (replacing whatever the client sent under those names), the headers the proxy's rule
 // drops in headers_to_remove, a rate-limited route's RateLimit fields for the client, and the

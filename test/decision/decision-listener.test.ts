@@ -1,0 +1,132 @@
+// The decision listener as a server (gateway/decision/decision-listener.ts), over real sockets:
+// what the other listeners get from Fastify and their hooks, it does itself: the timeouts, the
+// routes and methods it answers, a caller that leaves before the answer, and its stop.
+import { setTimeout } from 'node:timers/promises';
+import fc from 'fast-check';
+import t from 'tap';
+import { CONVENTION_LIST } from '../../gateway/decision/conventions.js';
+import { routeOf } from '../../gateway/decision/decision-exchange.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { listen, partialRequest, rawRequest, requestHead } from '../helpers/http.js';
+import { holds } from '../helpers/property.js';
+import { BANKING_HOST, createServiceAccount, signedHeaders } from '../helpers/signing.js';
+import { decisionConfig } from './decision-policies.js';
+
+interface Line {
+  msg?: string;
+  [field: string]: unknown;
+}
+
+t.test('a request target is routed to the convention whose prefix it starts with, then its end, a query or a path', async (t) => {
+  t.match(routeOf('/envoy'), { convention: { name: 'envoy' }, pattern: '/envoy' });
+  t.match(routeOf('/nginx?x=1'), { convention: { name: 'nginx' }, pattern: '/nginx' });
+  t.match(routeOf('/envoy/v1/sales?a=b'), { convention: { name: 'envoy' }, pattern: '/envoy/*' });
+  t.match(routeOf('/traefik/'), { convention: { name: 'traefik' }, pattern: '/traefik/*' });
+  for (const off of ['/envoyx', '/nginx-a', '//envoy', '/Envoy', '', '/', 'envoy', '/%65nvoy']) t.equal(routeOf(off), undefined, off);
+  holds(
+    t,
+    fc.property(fc.constantFrom(...CONVENTION_LIST.map((c) => c.prefix), '/other'), fc.string({ maxLength: 20 }), (prefix, rest) => {
+      const url = prefix + rest;
+      const route = routeOf(url);
+      const expected = CONVENTION_LIST.find((c) => url.startsWith(c.prefix) && (rest === '' || rest[0] === '/' || rest[0] === '?'));
+      return expected === undefined
+        ? route === undefined
+        : route?.convention === expected && route.pattern === (rest === '' || rest[0] === '?' ? prefix : `${prefix}/*`);
+    }),
+    500,
+  );
+});
+
+t.test('off its routes and methods: a catalog error, with the request id and the code in headers', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t) });
+  const { decisionPort } = await listen(tg);
+  const off = await rawRequest(decisionPort!, 'GET', '/envoyx/v1/sales', { 'x-forwarded-for': '192.0.2.1' });
+  t.equal(off.status, 400);
+  t.match(JSON.parse(off.body), { error: 'decision_request_invalid', message: /answers under \/nginx, \/envoy, \/traefik, \/caddy only/ });
+  t.equal(off.headers['x-gateway-error'], 'decision_request_invalid');
+  t.equal(off.headers['x-request-id'], (JSON.parse(off.body) as { request_id: string }).request_id);
+  const trace = await rawRequest(decisionPort!, 'TRACE', '/envoy/v1/sales', { 'x-forwarded-for': '192.0.2.1' });
+  t.equal(trace.status, 404);
+  t.match(JSON.parse(trace.body), { error: 'route_not_found' });
+  t.equal(trace.headers['content-type'], 'application/json; charset=utf-8');
+});
+
+t.test('headers not received within headers_timeout_ms: 408 request_timeout, connection closed', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t, { request_timeout_ms: 400, headers_timeout_ms: 300 }) });
+  const { decisionPort } = await listen(tg);
+  const exchange = partialRequest(decisionPort!, 'GET /envoy/v1/sales HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 192.0.2.1\r\n', '', 5000);
+  const response = await exchange.response;
+  t.equal(response.status, 408);
+  t.match(JSON.parse(response.body), { error: 'request_timeout' });
+  t.equal(response.headers.connection, 'close');
+  t.ok(response.closedAfterMs < 3000, `closed after ${response.closedAfterMs} ms`);
+});
+
+/** A signed transfer asked as Traefik with forwardBody asks: the client's body is the decision request's own. */
+async function signedTransfer(tg: TestGateway): Promise<{ head: string; body: string }> {
+  const sa = await createServiceAccount(tg, { permissions: ['initiate_payment'] });
+  const body = JSON.stringify({ amount: 1, memo: 'x'.repeat(200) });
+  const signed = signedHeaders(sa, { method: 'POST', url: '/v1/transfers', body, headers: { 'content-type': 'application/json' } });
+  const head = requestHead('GET', '/traefik', {
+    ...signed,
+    host: 'gateway-decision',
+    'x-forwarded-method': 'POST',
+    'x-forwarded-uri': '/v1/transfers',
+    'x-forwarded-host': BANKING_HOST,
+    'x-forwarded-for': '192.0.2.1',
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  return { head, body };
+}
+
+async function metricsText(tg: TestGateway): Promise<string> {
+  return (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
+}
+
+/** Waits (bounded) until the decision listener has a request in flight: its signature verified, the admit stage reading the body. */
+async function decisionInFlight(tg: TestGateway): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (/gateway_requests_in_flight\{listener="decision"\} 1/.test(await metricsText(tg))) return;
+    await setTimeout(10);
+  }
+  throw new Error('no decision came in flight within 2 s');
+}
+
+t.test('a caller that leaves before the answer: counted and logged as cancelled (499), nothing left in flight', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t) });
+  const { decisionPort } = await listen(tg);
+  const { head, body } = await signedTransfer(tg);
+  const exchange = partialRequest(decisionPort!, head, body.slice(0, 100), 5000);
+  await decisionInFlight(tg);
+  // No answer comes: the socket closes on our side.
+  exchange.response.catch(() => undefined);
+  exchange.destroy();
+  let line: Line | undefined;
+  for (let i = 0; i < 200 && !line; i++) {
+    line = tg.logs.lines.map((l) => JSON.parse(l) as Line).find((l) => l.msg === 'request' && l.path === '/traefik');
+    if (!line) await setTimeout(10);
+  }
+  t.match(line, { listener: 'decision', status: 499, outcome: 'cancelled', method: 'GET' });
+  const metrics = await metricsText(tg);
+  // The checks had not concluded: no route is known.
+  t.match(metrics, /gateway_decisions_total\{convention="traefik",route="unmatched",outcome="cancelled"\} 1/);
+  t.match(metrics, /gateway_requests_in_flight\{listener="decision"\} 0/);
+});
+
+t.test('while it closes: a request in flight is answered, with Connection: close, and then the listener is closed', async (t) => {
+  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t) });
+  const { decisionPort } = await listen(tg);
+  const { head, body } = await signedTransfer(tg);
+  const exchange = partialRequest(decisionPort!, head, body.slice(0, 100), 5000);
+  await decisionInFlight(tg);
+  let closed = false;
+  const closing = tg.gateway.decisionListener!.close().then(() => (closed = true));
+  t.notOk(tg.gateway.decisionListener!.server.listening, 'no longer accepting');
+  exchange.write(body.slice(100));
+  const response = await exchange.response;
+  t.equal(response.status, 200, response.body);
+  t.ok(response.headers['x-gateway-service-account-id'], 'the decision vouches for the account');
+  t.equal(response.headers.connection, 'close');
+  await closing;
+  t.ok(closed, 'closed once the request in flight was answered');
+});
