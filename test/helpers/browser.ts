@@ -67,6 +67,10 @@ export async function signInWithToken(page: Page, adminUrl: string, token: strin
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${adminUrl}/dashboard`);
   await page.getByRole('heading', { name: 'API Credentials' }).waitFor();
+  // The shell and its tabs are static HTML: the tabs answer keys and clicks only once the app has
+  // loaded the session and vocabulary and filled the first panel (a busy machine has been seen
+  // pressing ArrowRight before that, and waiting for a URL that never came).
+  await page.locator('#panel-service-accounts > *').first().waitFor();
 }
 
 /** `dir`: ARTIFACT_SCREENSHOT_DIR for pictures the README never shows. */
