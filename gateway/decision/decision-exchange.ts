@@ -9,7 +9,7 @@
 // its X-Forwarded-For, so a client that reached this listener could choose its own address.
 //
 // It answers on node:http directly, without Fastify's request and reply, hook chain and routing: a
-// decision forwards nothing, so those were a third of its cost (BENCHMARKS.md). What the other
+// decision forwards nothing, so those were about a sixth of its CPU (BENCHMARKS.md). What the other
 // listeners get from their hooks happens here in this order: readiness, the caller, the route
 // (a convention's path prefix), the description, the checks, the answer; then, once the exchange
 // is over, its metrics, its request line and its span.
@@ -57,8 +57,8 @@ interface Route {
   readonly pattern: string;
 }
 
-const ROUTES: readonly { convention: Convention; exact: Route; below: Route }[] = CONVENTION_LIST.map((convention) => ({
-  convention,
+const ROUTES: readonly { prefix: string; exact: Route; below: Route }[] = CONVENTION_LIST.map((convention) => ({
+  prefix: convention.prefix,
   exact: { convention, pattern: convention.prefix },
   below: { convention, pattern: `${convention.prefix}/*` },
 }));
@@ -68,11 +68,10 @@ const QUESTION_MARK = 0x3f;
 
 /** The convention whose prefix the request target starts with: the prefix, then the end, a query or a path. */
 export function routeOf(url: string): Route | undefined {
-  for (const route of ROUTES) {
-    const { prefix } = route.convention;
+  for (const { prefix, exact, below } of ROUTES) {
     if (!url.startsWith(prefix)) continue;
-    if (url.length === prefix.length || url.charCodeAt(prefix.length) === QUESTION_MARK) return route.exact;
-    if (url.charCodeAt(prefix.length) === SLASH) return route.below;
+    if (url.length === prefix.length || url.charCodeAt(prefix.length) === QUESTION_MARK) return exact;
+    if (url.charCodeAt(prefix.length) === SLASH) return below;
   }
   return undefined;
 }
@@ -241,7 +240,13 @@ class DecisionExchange {
       this.response.destroy();
       return;
     }
-    this.response.writeHead(status, headers).end(body);
+    try {
+      this.response.writeHead(status, headers).end(body);
+    } catch (error) {
+      // Never thrown out of the request listener (it would stop the process): the caller sees its connection end.
+      this.log.error({ err: error, code: this.errorCode }, 'decision answer could not be written');
+      this.response.destroy();
+    }
   }
 
   /** An answer given while the listener closes ends its connection (the request itself is answered, never refused). */

@@ -5,7 +5,14 @@ import { setTimeout } from 'node:timers/promises';
 import fc from 'fast-check';
 import t from 'tap';
 import { CONVENTION_LIST } from '../../gateway/decision/conventions.js';
-import { routeOf } from '../../gateway/decision/decision-exchange.js';
+import { decisionHandler, routeOf } from '../../gateway/decision/decision-exchange.js';
+import { listenerLogger } from '../../gateway/http/logging.js';
+import { GatewayMetrics } from '../../gateway/metrics/metrics.js';
+import { parseCidrList } from '../../gateway/net/cidr.js';
+import type { RequestChecker } from '../../gateway/pipeline/pipeline.js';
+import type { Verdict } from '../../gateway/pipeline/verdict.js';
+import inject from 'light-my-request';
+import { LogCapture } from '../helpers/log-capture.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { listen, partialRequest, rawRequest, requestHead } from '../helpers/http.js';
 import { holds } from '../helpers/property.js';
@@ -129,4 +136,57 @@ t.test('while it closes: a request in flight is answered, with Connection: close
   t.equal(response.headers.connection, 'close');
   await closing;
   t.ok(closed, 'closed once the request in flight was answered');
+});
+
+/** The handler alone, around checks that fail in ways real ones should not. */
+function handlerWith(check: RequestChecker): { handle: ReturnType<typeof decisionHandler>; logs: LogCapture } {
+  const logs = new LogCapture();
+  const handle = decisionHandler(
+    {
+      settings: { trustedProxies: parseCidrList(['127.0.0.1/32']) },
+      check,
+      metrics: new GatewayMetrics(),
+      notReady: () => undefined,
+      tracing: undefined,
+      log: listenerLogger('info', 'pino', 'decision', logs),
+    },
+    () => false,
+  );
+  return { handle, logs };
+}
+
+const ENVOY_ASK = { method: 'GET' as const, url: '/envoy/v1/sales', headers: { 'x-forwarded-for': '192.0.2.1' } };
+
+t.test('checks that throw: 500 internal_error (403 through nginx, the code in x-gateway-error), logged with the error', async (t) => {
+  const { handle, logs } = handlerWith(() => Promise.reject(new Error('a bug in a check')));
+  const envoy = await inject(handle, ENVOY_ASK);
+  t.equal(envoy.statusCode, 500);
+  t.match(JSON.parse(envoy.body), { error: 'internal_error' });
+  t.notMatch(envoy.body, /a bug in a check/, 'the cause is not told to the caller');
+  const nginx = await inject(handle, {
+    method: 'GET',
+    url: '/nginx',
+    headers: { 'x-forwarded-for': '192.0.2.1', 'x-original-method': 'GET', 'x-original-uri': '/v1/sales', 'x-original-protocol': 'HTTP/1.1' },
+  });
+  t.equal(nginx.statusCode, 403);
+  t.equal(nginx.headers['x-gateway-error'], 'internal_error');
+  t.match(JSON.parse(logs.lines.find((l) => l.includes('decision failed'))!), { level: 50, code: 'internal_error', err: { message: 'a bug in a check' } });
+});
+
+t.test('an allowed answer Node cannot write (a header value it refuses): a refusal without the identity headers, never half an answer', async (t) => {
+  const verdict = {
+    allowed: true,
+    request: { route: { id: 'public:GET /v1/sales', auth: 'bearer' }, clientAddress: undefined },
+    principal: { kind: 'client', clientId: 'c1' },
+    identityHeaders: { 'x-gateway-client-id': 'c1', 'x-gateway-scopes': 'sales\r\nx-injected: 1' },
+    responseFields: {},
+    body: undefined,
+  } as unknown as Verdict;
+  const { handle, logs } = handlerWith(() => Promise.resolve(verdict));
+  const response = await inject(handle, ENVOY_ASK);
+  t.equal(response.statusCode, 500);
+  t.match(JSON.parse(response.body), { error: 'internal_error' });
+  t.equal(response.headers['x-gateway-client-id'], undefined);
+  t.equal(response.headers['x-injected'], undefined);
+  t.ok(logs.lines.some((l) => l.includes('decision failed')));
 });
