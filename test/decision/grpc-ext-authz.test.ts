@@ -302,6 +302,26 @@ t.test('only a trusted caller may ask, and the client address is attributes.sour
   untouched(t, tg);
 });
 
+t.test('a caller that is not a trusted proxy may send a message of headers, not of a body, and may still ask for health', async (t) => {
+  const { tg, client } = await startGrpcGateway(t, {}, { store: 'embedded' });
+  const stranger = await startGrpcGateway(t, { trusted_proxies: ['192.0.2.0/24'] }, { store: 'embedded' });
+  const withBody = envoyCheck({ method: 'POST', path: '/v1/transfers', host: BANKING_HOST, body: 'x'.repeat(140 * 1024) });
+  // A trusted proxy's message of that size is decoded and decided (the signature is missing).
+  refused(t, await client.check(withBody), 401, 'signature_missing', rpc.UNAUTHENTICATED);
+  // A stranger's is refused on its length, before it is read: it could never pass anyway.
+  await t.rejects(stranger.client.check(withBody), { code: rpc.RESOURCE_EXHAUSTED }, 'a stranger’s message is headers at most');
+  refused(
+    t,
+    await stranger.client.check(envoyCheck({ method: 'GET', path: '/v1/balance', host: BANKING_HOST })),
+    403,
+    'decision_caller_not_trusted',
+    rpc.PERMISSION_DENIED,
+  );
+  t.equal(await stranger.client.health(), 'SERVING', 'health answers whoever asks (a kubelet is rarely a trusted proxy)');
+  untouched(t, tg);
+  untouched(t, stranger.tg);
+});
+
 t.test('a message past the body limit is refused before it is decoded; a body within it but over the limit is body_too_large', async (t) => {
   const { tg, client } = await startGrpcGateway(t, { max_body_bytes: 4096 }, { store: 'embedded' });
   const sa = await createServiceAccount(tg, { permissions: ['initiate_payment'] });

@@ -8,16 +8,20 @@
 //
 // The listening socket is the gateway's own, its connections handed to grpc-js (a connection
 // injector), so that it takes the connection cap of the other listeners (GATEWAY_MAX_CONNECTIONS)
-// and its open connections can be counted for gateway_open_connections.
-import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
+// and its open connections can be counted for gateway_open_connections. A connection from outside
+// GATEWAY_TRUSTED_PROXIES goes to a server of its own with the same services and small bounds
+// (server-options.ts): its calls are refused (decision_caller_not_trusted) and its health asked,
+// but it cannot send a body-sized message on each of a thousand streams before that.
+import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { Server, ServerCredentials, type ConnectionInjector } from '@grpc/grpc-js';
 import type { DestinationStream } from 'pino';
 import type { Settings } from '../../config/settings.js';
 import { listenerLogger } from '../../http/logging.js';
+import { anyContains, parsePeerAddress } from '../../net/cidr.js';
 import { checkCall, GRPC_DECISION_LISTENER, type CheckCallDependencies } from './check-call.js';
 import { DecisionHealth } from './decision-health.js';
 import { authorizationService } from './proto-definitions.js';
-import { decisionServerOptions } from './server-options.js';
+import { decisionServerOptions, strangerServerOptions } from './server-options.js';
 
 export interface GrpcDecisionDependencies extends Omit<CheckCallDependencies, 'settings' | 'log'> {
   settings: Pick<Settings, 'trustedProxies' | 'decisionGrpcDeadlineMs' | 'maxBodyBytes' | 'maxConnections' | 'logLevel' | 'logFormat'>;
@@ -25,21 +29,33 @@ export interface GrpcDecisionDependencies extends Omit<CheckCallDependencies, 's
 }
 
 export class GrpcDecisionListener {
-  private readonly server: Server;
-  private readonly connections: ConnectionInjector;
+  /** The trusted proxies' connections, and everyone else's. */
+  private readonly servers: readonly [Server, Server];
+  private readonly connections: readonly [ConnectionInjector, ConnectionInjector];
   private readonly socket: NetServer;
   private readonly health: DecisionHealth;
   private readonly graceMs: number;
 
   constructor(deps: GrpcDecisionDependencies) {
     const log = listenerLogger(deps.settings.logLevel, deps.settings.logFormat, GRPC_DECISION_LISTENER, deps.logStream);
-    this.server = new Server(decisionServerOptions(deps.settings));
-    this.server.addService(authorizationService(), { Check: checkCall({ ...deps, log }) });
+    const check = checkCall({ ...deps, log });
     this.health = new DecisionHealth(() => deps.notReady() === undefined);
-    this.health.addTo(this.server);
+    this.servers = [new Server(decisionServerOptions(deps.settings)), new Server(strangerServerOptions(deps.settings))];
+    for (const server of this.servers) {
+      server.addService(authorizationService(), { Check: check });
+      this.health.addTo(server);
+    }
     this.graceMs = deps.settings.decisionGrpcDeadlineMs + 1000;
-    this.connections = this.server.createConnectionInjector(ServerCredentials.createInsecure());
-    this.socket = createServer((connection) => this.connections.injectConnection(connection));
+    const [trusted, strangers] = this.servers.map((server) => server.createConnectionInjector(ServerCredentials.createInsecure())) as [
+      ConnectionInjector,
+      ConnectionInjector,
+    ];
+    this.connections = [trusted, strangers];
+    const fromTrustedProxy = (connection: Socket) => {
+      const peer = parsePeerAddress(connection.remoteAddress);
+      return peer !== undefined && anyContains(deps.settings.trustedProxies, peer);
+    };
+    this.socket = createServer((connection) => (fromTrustedProxy(connection) ? trusted : strangers).injectConnection(connection));
     this.socket.maxConnections = deps.settings.maxConnections;
     deps.metrics.observeConnections(
       GRPC_DECISION_LISTENER,
@@ -78,24 +94,28 @@ export class GrpcDecisionListener {
   close(): Promise<void> {
     this.health.stop();
     if (this.socket.listening) this.socket.close();
-    return new Promise((resolve) => {
-      const cutOff = setTimeout(() => this.server.forceShutdown(), this.graceMs);
-      this.server.tryShutdown(() => {
-        clearTimeout(cutOff);
-        resolve();
-      });
-    });
+    const shutdowns = this.servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          const cutOff = setTimeout(() => server.forceShutdown(), this.graceMs);
+          server.tryShutdown(() => {
+            clearTimeout(cutOff);
+            resolve();
+          });
+        }),
+    );
+    return Promise.all(shutdowns).then(() => undefined);
   }
 
   /** Ends every connection at once, calls in flight with them. */
   forceClose(): void {
     this.health.stop();
     if (this.socket.listening) this.socket.close();
-    this.server.forceShutdown();
+    for (const server of this.servers) server.forceShutdown();
   }
 
   private goAway(): void {
     // A call outlives its GOAWAY by its deadline at most; past that its connection is reset.
-    this.connections.drain(this.graceMs);
+    for (const connections of this.connections) connections.drain(this.graceMs);
   }
 }

@@ -20,6 +20,13 @@ const KEEPALIVE_TIMEOUT_MS = 20_000;
 /** Each connection ends (GOAWAY, its calls finished) after about this long (grpc-js adds ±10% jitter). */
 const MAX_CONNECTION_AGE_MS = 10 * 60_000;
 
+/**
+ * A caller outside GATEWAY_TRUSTED_PROXIES is refused whatever it sends, so before it is known to be
+ * a trusted proxy it may send no more than a Check without a body needs, on a few calls at once: it
+ * cannot make the gateway hold a body-sized message on each of a thousand streams.
+ */
+const STRANGER_CONCURRENT_STREAMS = 4;
+
 export function decisionServerOptions(settings: { maxBodyBytes: number; decisionGrpcDeadlineMs: number }): ChannelOptions {
   // A Check carries the body (with_request_body) up to the gateway's body limit: a larger one is
   // refused with RESOURCE_EXHAUSTED before it is decoded. An answer is never larger than what it describes.
@@ -35,5 +42,14 @@ export function decisionServerOptions(settings: { maxBodyBytes: number; decision
     'grpc.max_connection_age_grace_ms': settings.decisionGrpcDeadlineMs + 1000,
     // channelz (grpc-js's introspection service, not served here) would trace every call.
     'grpc.enable_channelz': 0,
+  };
+}
+
+/** The options of the connections from callers that are not trusted proxies: the same, with a message of headers only and a few calls at once. */
+export function strangerServerOptions(settings: { maxBodyBytes: number; decisionGrpcDeadlineMs: number }): ChannelOptions {
+  return {
+    ...decisionServerOptions(settings),
+    'grpc.max_receive_message_length': HEADER_ALLOWANCE_BYTES,
+    'grpc.max_concurrent_streams': STRANGER_CONCURRENT_STREAMS,
   };
 }
