@@ -206,8 +206,8 @@ class DecisionExchange {
       this.response.writeHead(200, headers).end();
     } catch (error) {
       // A header value Node refuses (it validates them): the caller gets a refusal, never a half answer,
-      // and none of the allowed answer's headers already set on it.
-      for (const name of this.response.getHeaderNames()) this.response.removeHeader(name);
+      // and none of the allowed answer's headers already set on it (a drain's Connection: close stays).
+      for (const name of this.response.getHeaderNames()) if (name !== 'connection') this.response.removeHeader(name);
       this.refuse(error);
     }
   }

@@ -1,6 +1,7 @@
 // SIGTERM to a real gateway process starts a drain: /readyz answers 503 at once, a request on a
 // keep-alive connection opened before the signal is still answered (with Connection: close, so the
-// client reconnects elsewhere), new connections are still served, and the process exits 0 after it.
+// client reconnects elsewhere), on the public and the decision listener alike, new connections are
+// still served, and the process exits 0 after it.
 import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { startEchoUpstream } from '../../gateway/examples/echo-upstream.js';
-import { startGatewayProcess } from '../helpers/gateway-process.js';
+import { freePort, startGatewayProcess } from '../helpers/gateway-process.js';
 import { until } from '../helpers/poll.js';
 import { bearerToken, exitOf, get, waitForLog } from '../helpers/process-ops.js';
 
@@ -24,7 +25,10 @@ t.test('SIGTERM drains: kept-alive connections are answered with Connection: clo
     rmSync(dir, { recursive: true, force: true });
   });
   const adminToken = randomBytes(24).toString('hex');
+  const decisionPort = await freePort();
   const gw = await startGatewayProcess(t, {
+    GATEWAY_DECISION_PORT: String(decisionPort),
+    GATEWAY_TRUSTED_PROXIES: '127.0.0.1/32',
     GATEWAY_DATA_DIR: dir,
     GATEWAY_ADMIN_TOKEN: adminToken,
     PUBLIC_UPSTREAM: publicApi.url,
@@ -34,12 +38,22 @@ t.test('SIGTERM drains: kept-alive connections are answered with Connection: clo
   });
   const auth = { authorization: `Bearer ${await bearerToken(gw, adminToken, ['sales'])}` };
   const url = `${gw.publicUrl}/v1/sales/7`;
+  // An edge proxy asking the decision listener (Envoy's shape) on a connection it keeps.
+  const decisionUrl = `http://127.0.0.1:${decisionPort}/envoy/v1/sales/7`;
+  const asked = { ...auth, 'x-forwarded-for': '192.0.2.7' };
 
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  t.teardown(() => agent.destroy());
+  const edgeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => {
+    agent.destroy();
+    edgeAgent.destroy();
+  });
   const before = await get(url, auth, agent);
   t.equal(before.status, 200);
   t.equal(before.headers.connection, 'keep-alive', 'before the signal the connection is kept alive');
+  const decidedBefore = await get(decisionUrl, asked, edgeAgent);
+  t.equal(decidedBefore.status, 200);
+  t.equal(decidedBefore.headers.connection, 'keep-alive');
 
   const exited = exitOf(gw);
   const signalledAt = Date.now();
@@ -55,6 +69,11 @@ t.test('SIGTERM drains: kept-alive connections are answered with Connection: clo
   t.equal(during.status, 200, 'it is answered, not refused');
   t.equal(during.headers.connection, 'close', 'with Connection: close, so the client reconnects elsewhere');
   t.match(JSON.parse(during.body), { upstream: 'public', url: '/v1/sales/7' }, 'it reached the upstream');
+  const decidedDuring = await get(decisionUrl, asked, edgeAgent);
+  t.ok(decidedDuring.reused, 'the decision was asked on the connection the edge proxy kept');
+  t.equal(decidedDuring.status, 200, 'it is decided, not refused');
+  t.ok(decidedDuring.headers['x-gateway-client-id'], 'with the identity');
+  t.equal(decidedDuring.headers.connection, 'close', 'and Connection: close, so the edge proxy reconnects elsewhere');
 
   const fresh = await get(url, auth, false);
   t.equal(fresh.status, 200, 'a new connection during the drain is still served');
