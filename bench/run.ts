@@ -3,8 +3,9 @@
 // directly, nginx proxy_pass (when installed), the bare @fastify/http-proxy, and oidc-provider for
 // the token endpoint (with each JWT algorithm's own cost below the table), the floors the targets
 // are measured against (the token endpoint's: a bare node:http server issuing one JWT; the signed
-// route's: the bare proxy plus one verification and one nonce round trip), and tracing's cost (off,
-// unsampled, sampled; npm run bench:tracing runs those rows alone). Embedded store by
+// route's: the bare proxy plus one verification and one nonce round trip), tracing's cost (off,
+// unsampled, sampled; npm run bench:tracing runs those rows alone), and the Bearer and decision rows
+// again at the default log level, info (the others run at warn). Embedded store by
 // default; Redis with REDIS_URL (then BENCH_ACCOUNTS seeds a population of service accounts, and
 // GATEWAY_WORKERS > 1 adds a row with that many workers). The Bearer rows are also run on the other
 // store (on Redis: a redis-server of the bench's own), so one run prints the targets of both.
@@ -220,6 +221,26 @@ async function main(): Promise<void> {
     }
   } else {
     notes.push('redis-server is not installed: no Bearer rows on Redis.');
+  }
+  // The rows above run at warn, where a request writes no line; production runs at info by default.
+  lines.push({ section: `GET ${SALES}, Bearer, at the default log level (info): a request line each` });
+  const verbose = await startGateway({ upstream, dataDir: gatewayDir('info'), redisPrefix, workers: 1, env: { GATEWAY_LOG_LEVEL: 'info' } });
+  try {
+    const verboseClient = await createClient(verbose);
+    const verbosePids = processTree(verbose.pid);
+    const plus = (figure: Figure, quiet: Figure) =>
+      `vs warn: CPU ${ratio(figure.cpuUsPerRequest / quiet.cpuUsPerRequest)} (+${(figure.cpuUsPerRequest - quiet.cpuUsPerRequest).toFixed(1)} µs/req)`;
+    const infoBearer = await figure('gateway Bearer route, log level info', bearer(verbose, verboseClient.token), verbosePids, sidePids);
+    lines.push({ scenario: 'gateway: Bearer route, log level info', figure: infoBearer, comparison: plus(infoBearer, bearerOne) });
+    const infoDecision = await figure(
+      'gateway decision, Bearer, log level info',
+      { url: `${verbose.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${verboseClient.token}`, 'x-forwarded-for': EDGE_CLIENT } },
+      verbosePids,
+      sidePids,
+    );
+    lines.push({ scenario: 'gateway: decision only, Bearer, log level info', figure: infoDecision, comparison: plus(infoDecision, bearerDecision) });
+  } finally {
+    await verbose.stop();
   }
   if (WORKERS > 1 && REDIS_URL) {
     // Same store and prefix: the client's token is valid there too.
