@@ -26,6 +26,8 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(['client_secret', 'access_tok
 
 /** The object with its secret fields censored (a copy keeping its prototype), or itself when it has none. */
 function censoredFields(value: object): object {
+  // Their keys are indices (a Buffer has one a byte): no field is named there.
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) return value;
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     if (!SECRET_FIELDS.has(key)) continue;

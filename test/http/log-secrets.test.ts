@@ -34,6 +34,8 @@ t.test('a listener logger censors secret fields and credential headers, and keep
   t.equal(lines[0]!.status, 401);
   t.match(lines[1]!.err, { message: 'refused', code: 'E_X', token: '[redacted]', type: 'Error', stack: /refused/ });
   t.equal(form.client_secret, 's3cret', "the caller's object is left as it was");
+  const bytes = Buffer.alloc(4);
+  t.equal(censorSecrets({ bytes, list: ['token'] }).bytes, bytes, 'a Buffer or an array is passed as it is');
   t.equal(failure.token, 'tok-1');
   const text = JSON.stringify(lines);
   for (const secret of ['s3cret', 'Bearer abc', 'pw"', 'tok-1']) t.notOk(text.includes(secret), `${secret} is not written`);
