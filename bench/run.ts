@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     grpcLoad,
   );
   const grpcMark = footnote(
-    `The gRPC decision listener's Check for the same request, as Envoy's ext_authz gRPC service asks it: a grpc-js client in the bench process, ${CONNECTIONS} calls in flight on one HTTP/2 connection (ghz is not installed).`,
+    `The gRPC decision listener's Check for the same request, as Envoy's ext_authz gRPC service asks it: gRPC over node:http2 from the bench process, ${CONNECTIONS} calls in flight on one connection (ghz is not installed).`,
   );
   lines.push({
     scenario: `gateway: gRPC decision only, Bearer (Envoy Check)${grpcMark}`,
