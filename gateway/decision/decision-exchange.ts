@@ -22,11 +22,11 @@ import type { Settings } from '../config/settings.js';
 import { GatewayError, type ErrorCode } from '../errors.js';
 import { errorBody, loggedAsFailure, toGatewayError } from '../http/error-reply.js';
 import { lazyChildLogger, levelEnabled } from '../http/lazy-child-logger.js';
-import { closeAfterResponse } from '../http/lingering-close.js';
+import { closingUnreadBody } from '../http/lingering-close.js';
 import { traceFields } from '../http/logging.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
-import { anyContains, type Cidr } from '../net/cidr.js';
-import { peerAddressOf } from '../net/client-ip.js';
+import type { Cidr } from '../net/cidr.js';
+import { isTrustedProxy, peerAddressOf } from '../net/client-ip.js';
 import { messageBody } from '../pipeline/body-source.js';
 import { recordDecision } from '../pipeline/observe.js';
 import { PROXIED_METHODS, type RequestChecker } from '../pipeline/pipeline.js';
@@ -84,11 +84,7 @@ function trustedCallerCheck(trustedProxies: readonly Cidr[]): (socket: Socket) =
   const judged = new WeakMap<Socket, boolean>();
   return (socket) => {
     let trusted = judged.get(socket);
-    if (trusted === undefined) {
-      const peer = peerAddressOf(socket);
-      trusted = peer !== undefined && anyContains(trustedProxies, peer);
-      judged.set(socket, trusted);
-    }
+    if (trusted === undefined) judged.set(socket, (trusted = isTrustedProxy(peerAddressOf(socket), trustedProxies)));
     return trusted;
   };
 }
@@ -231,10 +227,7 @@ class DecisionExchange {
       'content-length': String(Buffer.byteLength(body)),
     };
     // A refusal before the body was read leaves it unread: close the connection rather than read on.
-    if (!this.request.complete) {
-      headers.connection = 'close';
-      closeAfterResponse(this.request);
-    }
+    if (closingUnreadBody(this.request)) headers.connection = 'close';
     this.closeIfClosing(headers);
     if (this.response.headersSent) {
       this.response.destroy();

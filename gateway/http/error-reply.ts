@@ -5,7 +5,7 @@ import { GatewayError, isGatewayError, type ErrorCode } from '../errors.js';
 import { SignaturePredatesFailoverError } from '../store/failover-fence.js';
 import { ChangeNotConfirmedError } from '../store/replica-ack.js';
 import { StoreUnavailableError } from '../store/types.js';
-import { closeAfterResponse } from './lingering-close.js';
+import { closingUnreadBody } from './lingering-close.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -58,10 +58,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: G
   if (oauth) reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   request.errorCode = error.code;
   // A refusal before the body was read leaves it unread: close the connection rather than read on.
-  if (!request.raw.complete) {
-    reply.header('connection', 'close');
-    closeAfterResponse(request.raw);
-  }
+  if (closingUnreadBody(request.raw)) reply.header('connection', 'close');
   return reply
     .code(status)
     .headers(error.headers)

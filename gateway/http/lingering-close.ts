@@ -28,6 +28,16 @@ export function isClosing(socket: Socket): boolean {
   return closing.has(socket);
 }
 
+/**
+ * For an answer given before its request's body was read to the end: arranges the lingering close
+ * and says so (the answer is to carry Connection: close); false when the body was read, or none came.
+ */
+export function closingUnreadBody(request: IncomingMessage): boolean {
+  if (request.complete) return false;
+  closeAfterResponse(request);
+  return true;
+}
+
 /** Ends the connection after `lastBytes`, discarding input for at most LINGER_MS, then destroys it. */
 export function closeGracefully(socket: Socket, lastBytes?: string): void {
   if (closing.has(socket) || socket.destroyed) return;

@@ -93,6 +93,11 @@ export function peerAddressOf(socket: Peer): Address | undefined {
   return peer;
 }
 
+/** Whether a socket's peer is one of the trusted proxies (the decision listeners' callers); an unknown peer never is. */
+export function isTrustedProxy(peer: Address | undefined, trustedProxies: readonly Cidr[]): boolean {
+  return peer !== undefined && anyContains(trustedProxies, peer);
+}
+
 /** The client address of a request, through the trusted proxies (throws forwarded_for_invalid). */
 export function clientAddressOf(request: RequestWithPeer, trustedProxies: readonly Cidr[]): Address | undefined {
   return clientAddressFrom(peerAddressOf(request.socket), request.headers['x-forwarded-for'], trustedProxies);

@@ -1,9 +1,8 @@
 // The decision listener as a server (gateway/decision/decision-listener.ts), over real sockets:
 // what the other listeners get from Fastify and their hooks, it does itself: the timeouts, the
 // routes and methods it answers, a caller that leaves before the answer, and its stop.
-import { setTimeout } from 'node:timers/promises';
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { CONVENTION_LIST } from '../../gateway/decision/conventions.js';
 import { decisionHandler, routeOf } from '../../gateway/decision/decision-exchange.js';
 import { listenerLogger } from '../../gateway/http/logging.js';
@@ -14,7 +13,8 @@ import type { Verdict } from '../../gateway/pipeline/verdict.js';
 import inject from 'light-my-request';
 import { LogCapture } from '../helpers/log-capture.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { listen, partialRequest, rawRequest, requestHead } from '../helpers/http.js';
+import { listen, partialRequest, rawRequest, requestHead, type PartialExchange } from '../helpers/http.js';
+import { until } from '../helpers/poll.js';
 import { holds } from '../helpers/property.js';
 import { BANKING_HOST, createServiceAccount, signedHeaders } from '../helpers/signing.js';
 import { decisionConfig } from './decision-policies.js';
@@ -69,8 +69,18 @@ t.test('headers not received within headers_timeout_ms: 408 request_timeout, con
   t.ok(response.closedAfterMs < 3000, `closed after ${response.closedAfterMs} ms`);
 });
 
-/** A signed transfer asked as Traefik with forwardBody asks: the client's body is the decision request's own. */
-async function signedTransfer(tg: TestGateway): Promise<{ head: string; body: string }> {
+async function metricsText(tg: TestGateway): Promise<string> {
+  return (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
+}
+
+/**
+ * A gateway with a signed transfer asked as Traefik with forwardBody asks (the client's body is the
+ * decision request's own) and half its body sent: in flight once its signature verified, the admit
+ * stage waiting for the rest.
+ */
+async function transferHalfSent(t: Test): Promise<{ tg: TestGateway; exchange: PartialExchange; rest: string }> {
+  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t) });
+  const { decisionPort } = await listen(tg);
   const sa = await createServiceAccount(tg, { permissions: ['initiate_payment'] });
   const body = JSON.stringify({ amount: 1, memo: 'x'.repeat(200) });
   const signed = signedHeaders(sa, { method: 'POST', url: '/v1/transfers', body, headers: { 'content-type': 'application/json' } });
@@ -83,37 +93,19 @@ async function signedTransfer(tg: TestGateway): Promise<{ head: string; body: st
     'x-forwarded-for': '192.0.2.1',
     'content-length': String(Buffer.byteLength(body)),
   });
-  return { head, body };
-}
-
-async function metricsText(tg: TestGateway): Promise<string> {
-  return (await tg.gateway.adminApp.inject({ method: 'GET', url: '/metrics' })).body;
-}
-
-/** Waits (bounded) until the decision listener has a request in flight: its signature verified, the admit stage reading the body. */
-async function decisionInFlight(tg: TestGateway): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (/gateway_requests_in_flight\{listener="decision"\} 1/.test(await metricsText(tg))) return;
-    await setTimeout(10);
-  }
-  throw new Error('no decision came in flight within 2 s');
+  const exchange = partialRequest(decisionPort!, head, body.slice(0, 100), 5000);
+  await until(async () => /gateway_requests_in_flight\{listener="decision"\} 1/.test(await metricsText(tg)), 'a decision in flight', 2000);
+  return { tg, exchange, rest: body.slice(100) };
 }
 
 t.test('a caller that leaves before the answer: counted and logged as cancelled (499), nothing left in flight', async (t) => {
-  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t) });
-  const { decisionPort } = await listen(tg);
-  const { head, body } = await signedTransfer(tg);
-  const exchange = partialRequest(decisionPort!, head, body.slice(0, 100), 5000);
-  await decisionInFlight(tg);
+  const { tg, exchange } = await transferHalfSent(t);
   // No answer comes: the socket closes on our side.
   exchange.response.catch(() => undefined);
   exchange.destroy();
-  let line: Line | undefined;
-  for (let i = 0; i < 200 && !line; i++) {
-    line = tg.logs.lines.map((l) => JSON.parse(l) as Line).find((l) => l.msg === 'request' && l.path === '/traefik');
-    if (!line) await setTimeout(10);
-  }
-  t.match(line, { listener: 'decision', status: 499, outcome: 'cancelled', method: 'GET' });
+  const requestLine = () => tg.logs.lines.map((l) => JSON.parse(l) as Line).find((l) => l.msg === 'request' && l.path === '/traefik');
+  await until(() => requestLine() !== undefined, 'the request line', 2000);
+  t.match(requestLine(), { listener: 'decision', status: 499, outcome: 'cancelled', method: 'GET' });
   const metrics = await metricsText(tg);
   // The checks had not concluded: no route is known.
   t.match(metrics, /gateway_decisions_total\{convention="traefik",route="unmatched",outcome="cancelled"\} 1/);
@@ -121,15 +113,11 @@ t.test('a caller that leaves before the answer: counted and logged as cancelled 
 });
 
 t.test('while it closes: a request in flight is answered, with Connection: close, and then the listener is closed', async (t) => {
-  const tg = await startTestGateway(t, { store: 'embedded', config: decisionConfig(t) });
-  const { decisionPort } = await listen(tg);
-  const { head, body } = await signedTransfer(tg);
-  const exchange = partialRequest(decisionPort!, head, body.slice(0, 100), 5000);
-  await decisionInFlight(tg);
+  const { tg, exchange, rest } = await transferHalfSent(t);
   let closed = false;
   const closing = tg.gateway.decisionListener!.close().then(() => (closed = true));
   t.notOk(tg.gateway.decisionListener!.server.listening, 'no longer accepting');
-  exchange.write(body.slice(100));
+  exchange.write(rest);
   const response = await exchange.response;
   t.equal(response.status, 200, response.body);
   t.ok(response.headers['x-gateway-service-account-id'], 'the decision vouches for the account');

@@ -14,7 +14,8 @@ import { BodyHold, type BodyBudget } from '../../http/body-budget.js';
 import { loggedAsFailure, toGatewayError } from '../../http/error-reply.js';
 import { traceFields } from '../../http/logging.js';
 import type { GatewayMetrics } from '../../metrics/metrics.js';
-import { anyContains, parsePeerAddress, type Address } from '../../net/cidr.js';
+import { parsePeerAddress, type Address } from '../../net/cidr.js';
+import { isTrustedProxy } from '../../net/client-ip.js';
 import type { BodySource } from '../../pipeline/body-source.js';
 import { recordDecision } from '../../pipeline/observe.js';
 import type { RequestChecker } from '../../pipeline/pipeline.js';
@@ -88,7 +89,7 @@ export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<C
     let known = callers.get(peer);
     if (!known) {
       const address = callerAddress(peer);
-      callers.set(peer, (known = { address, trusted: address !== undefined && anyContains(deps.settings.trustedProxies, address) }));
+      callers.set(peer, (known = { address, trusted: isTrustedProxy(address, deps.settings.trustedProxies) }));
     }
     return known;
   };

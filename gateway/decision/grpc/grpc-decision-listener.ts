@@ -12,12 +12,12 @@
 // GATEWAY_TRUSTED_PROXIES goes to a server of its own with the same services and small bounds
 // (server-options.ts): its calls are refused (decision_caller_not_trusted) and its health asked,
 // but it cannot send a body-sized message on each of a thousand streams before that.
-import { createServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { Server, ServerCredentials, type ConnectionInjector } from '@grpc/grpc-js';
 import type { DestinationStream } from 'pino';
 import type { Settings } from '../../config/settings.js';
 import { listenerLogger } from '../../http/logging.js';
-import { anyContains, parsePeerAddress } from '../../net/cidr.js';
+import { isTrustedProxy, peerAddressOf } from '../../net/client-ip.js';
 import { checkCall, GRPC_DECISION_LISTENER, type CheckCallDependencies } from './check-call.js';
 import { DecisionHealth } from './decision-health.js';
 import { authorizationService } from './proto-definitions.js';
@@ -46,16 +46,14 @@ export class GrpcDecisionListener {
       this.health.addTo(server);
     }
     this.graceMs = deps.settings.decisionGrpcDeadlineMs + 1000;
-    const [trusted, strangers] = this.servers.map((server) => server.createConnectionInjector(ServerCredentials.createInsecure())) as [
-      ConnectionInjector,
-      ConnectionInjector,
+    this.connections = [
+      this.servers[0].createConnectionInjector(ServerCredentials.createInsecure()),
+      this.servers[1].createConnectionInjector(ServerCredentials.createInsecure()),
     ];
-    this.connections = [trusted, strangers];
-    const fromTrustedProxy = (connection: Socket) => {
-      const peer = parsePeerAddress(connection.remoteAddress);
-      return peer !== undefined && anyContains(deps.settings.trustedProxies, peer);
-    };
-    this.socket = createServer((connection) => (fromTrustedProxy(connection) ? trusted : strangers).injectConnection(connection));
+    const [trusted, strangers] = this.connections;
+    this.socket = createServer((connection) =>
+      (isTrustedProxy(peerAddressOf(connection), deps.settings.trustedProxies) ? trusted : strangers).injectConnection(connection),
+    );
     this.socket.maxConnections = deps.settings.maxConnections;
     deps.metrics.observeConnections(
       GRPC_DECISION_LISTENER,
