@@ -112,7 +112,7 @@ export const STORE_SETTINGS = {
     // loaded machine, and a change waits this long before it is answered.
     default: 100,
     description:
-      "Bearer requests read client records, revocations and retired keys from memory, kept current by Redis's invalidations, while a heartbeat proves the invalidation connection current within this many ms; a deletion, revocation or scope change waits it out before it is answered, so that no instance still accepts what it replaced. Every instance must use the same value. 0: read Redis on every request.",
+      "Bearer requests read client records, revocations and retired keys, and the token endpoint client records and failure counters, from memory, kept current by Redis's invalidations, while a heartbeat proves the invalidation connection current within this many ms; a deletion, revocation, scope change or secret roll waits it out before it is answered, so that no instance still accepts what it replaced. Every instance must use the same value. 0: read Redis on every request.",
   }),
   redisNonceFailover: setting({
     key: 'redis_nonce_failover',

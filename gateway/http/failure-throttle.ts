@@ -27,7 +27,7 @@
 //     lost (NodeUnavailableError), a right secret is still answered and a wrong one gets 503,
 //     uncounted. Guessing then runs unthrottled but learns nothing a 256-bit secret would give up;
 //     'reserve-first' (a password) fails closed instead.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Settings } from '../config/settings.js';
 import { GatewayError } from '../errors.js';
 import type { Address } from '../net/cidr.js';
@@ -98,7 +98,7 @@ export class FailureThrottle {
     const limits: AttemptLimit[] = [{ key: `${this.namespace}:network:${network}`, max: throttleMaxFailuresPerAddress }];
     if (credential === undefined) return limits;
     // The credential is attacker-chosen text (up to 1024 characters): a digest bounds the key.
-    const id = createHash('sha256').update(credential, 'utf8').digest('base64url');
+    const id = hash('sha256', credential, 'base64url');
     limits.push(
       { key: `${this.namespace}:pair:${id}:${network}`, max: throttleMaxFailures },
       { key: `${this.namespace}:credential:${id}`, max: throttleMaxFailuresPerCredential },

@@ -4,7 +4,7 @@
 // remains, the jti's single use across instances, is the caller's one store write, made only once
 // the request is otherwise allowed. A refusal is a DpopProofRefused whose reason the client may read
 // (it says what is wrong with its own proof, nothing about the server's state).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { boundedCache } from '../cache/bounded-cache.js';
 import { PublicKeyError } from '../service-accounts/public-key-errors.js';
 import { publicJwk, jwkThumbprint } from './client-jwks.js';
@@ -66,7 +66,7 @@ export function htuOf(value: string): string | undefined {
 
 /** base64url(SHA-256(token)): the ath a proof sent with this access token carries. */
 export function accessTokenHash(token: string): string {
-  return createHash('sha256').update(token, 'ascii').digest('base64url');
+  return hash('sha256', Buffer.from(token, 'ascii'), 'base64url');
 }
 
 function checkHeader(header: Record<string, unknown>, rules: DpopRules): { alg: string; jwk: Record<string, string>; jkt: string } {

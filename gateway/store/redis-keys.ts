@@ -124,12 +124,16 @@ export class RedisKeys {
     return `${this.prefix}meta-changed:${name}`;
   }
 
-  /** Read with every Bearer request (bearerState); its own slot, hashed over the whole key. */
-  /** The prefixes of every key the Bearer path reads (client records, revocation marks, retired keys): tracked-cache.ts. */
-  get bearerPrefixes(): string[] {
-    return [`${this.prefix}client:`, `${this.prefix}signing-key-retired:`];
+  /**
+   * The prefixes of every key kept in the tracked cache (tracked-cache.ts): what the Bearer path
+   * reads (client records, revocation marks, retired keys) and the token endpoint's (client
+   * records, failure counters).
+   */
+  get trackedPrefixes(): string[] {
+    return [`${this.prefix}client:`, `${this.prefix}signing-key-retired:`, `${this.prefix}fail:`];
   }
 
+  /** Read with every Bearer request (bearerState); its own slot, hashed over the whole key. */
   retiredSigningKey(kid: string): string {
     return `${this.prefix}signing-key-retired:${kid}`;
   }

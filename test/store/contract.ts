@@ -88,15 +88,16 @@ export function credentialStoreContract(t: Test, factory: StoreFactory, time: St
     t.same(await store.listClients({ limit: 10 }), { items: [b], nextCursor: null });
   });
 
-  t.test('a record read back is a copy: changing it does not change the store', async (t) => {
+  t.test('a record read back is frozen, and the one created was copied: neither changes the store', async (t) => {
     const store = await factory(t);
     const a = clientRecord();
     await store.createClient(a);
     a.scopes.push('financial');
     const read = await store.getClient(a.clientId);
     t.same(read!.scopes, ['sales', 'stats']);
-    read!.scopes.push('webhooks');
-    t.same((await store.getClient(a.clientId))!.scopes, ['sales', 'stats']);
+    t.throws(() => read!.scopes.push('webhooks'), TypeError);
+    t.throws(() => Object.assign(read!, { name: 'changed' }), TypeError);
+    t.same(await store.getClient(a.clientId), { ...a, scopes: ['sales', 'stats'] });
   });
 
   t.test('revocation and bearerState', async (t) => {

@@ -62,8 +62,7 @@ export class MemoryClientStore implements ClientStore {
   }
 
   async getClient(clientId: string): Promise<ClientRecord | null> {
-    const client = this.clients.get(clientId);
-    return client ? structuredClone(client) : null;
+    return this.clients.get(clientId) ?? null;
   }
 
   async listClients(page: PageRequest): Promise<Page<ClientRecord>> {

@@ -69,6 +69,7 @@ export interface BearerState {
 export interface ClientStore {
   /** Creates the client; false when the id already exists. */
   createClient(client: ClientRecord): Promise<boolean>;
+  /** Frozen and shared, not copied: the token endpoint reads it on every request (Redis: from the tracked cache while it is usable). */
   getClient(clientId: string): Promise<ClientRecord | null>;
   /** Clients newest first (page-cursor.ts); at most page.limit records read per call. */
   listClients(page: PageRequest): Promise<Page<ClientRecord>>;

@@ -26,8 +26,14 @@ export class RedisClientStore implements ClientStore {
   }
 
   async getClient(clientId: string): Promise<ClientRecord | null> {
-    const raw = await this.connection.guard(() => this.connection.redis.get(this.connection.keys.client(clientId)));
-    return raw ? (JSON.parse(raw) as ClientRecord) : null;
+    const key = this.connection.keys.client(clientId);
+    // Only a record is kept: an absent one is the id a guesser names at the token endpoint.
+    const read = async () => {
+      const raw = await this.connection.guard(() => this.connection.redis.get(key));
+      return [raw ? frozenClient(JSON.parse(raw) as ClientRecord) : undefined];
+    };
+    const [client] = this.connection.trackedCache ? await this.connection.trackedCache.readThrough([key], read) : await read();
+    return (client as ClientRecord | undefined) ?? null;
   }
 
   async listClients(page: PageRequest): Promise<Page<ClientRecord>> {
@@ -57,7 +63,7 @@ export class RedisClientStore implements ClientStore {
     const usage = this.connection.keys.clientUsage(clientId);
     const deleted = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(DELETE_RECORD, 2, key, usage));
     await this.connection.guard(() => this.connection.redis.zrem(this.connection.keys.clientIndex, clientId));
-    await this.bearerCachesUpdated();
+    await this.cachesUpdated();
     return deleted === 1;
   }
 
@@ -70,7 +76,11 @@ export class RedisClientStore implements ClientStore {
       if (raw === null) return null;
       const rolled = rolledClient(JSON.parse(raw) as ClientRecord, secretHash, graceSeconds, Date.now());
       const replaced = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(rolled)));
-      if (replaced === 1) return rolled;
+      if (replaced === 1) {
+        // The token endpoint checks secrets against the cached record: the replaced one is refused everywhere once this returns.
+        await this.cachesUpdated();
+        return rolled;
+      }
       if (replaced === -1) return null;
     }
     throw new StoreUnavailableError(new Error(`the client record ${clientId} kept changing during a secret roll`));
@@ -87,7 +97,7 @@ export class RedisClientStore implements ClientStore {
       const replaced = await this.connection.confirmed<number>(key, (pipeline) => pipeline.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(updated)));
       if (replaced === 1) {
         // Scopes and keys are what Bearer requests check.
-        await this.bearerCachesUpdated();
+        await this.cachesUpdated();
         return updated;
       }
       if (replaced === -1) return null;
@@ -100,7 +110,7 @@ export class RedisClientStore implements ClientStore {
     const until = Math.max(expiresAtSeconds + 60, Math.floor(Date.now() / 1000) + 60);
     const key = this.connection.keys.revoked(clientId, jti);
     await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', until));
-    await this.bearerCachesUpdated();
+    await this.cachesUpdated();
   }
 
   async consumeTokenId(clientId: string, use: OneTimeJwt, jti: string, expiresAtSeconds: number): Promise<boolean> {
@@ -117,16 +127,13 @@ export class RedisClientStore implements ClientStore {
     // Old revocation marks (while they may exist) fall under no tracked prefix: read every time then.
     const legacy = Date.now() < this.connection.legacyRevocationsUntil;
     const cache = legacy ? undefined : this.connection.trackedCache;
-    const hit = cache?.lookup(cached);
-    if (hit !== undefined) return { client: hit[0] as ClientRecord | null, revoked: hit[1] as boolean, signingKeyRetired: hit[2] as boolean };
-    const ticket = cache?.startRead(cached);
-    let state: BearerState | undefined;
-    try {
-      state = await this.readBearerState(cached, legacy ? jti : undefined);
-    } finally {
-      if (ticket) cache!.finishRead(ticket, state === undefined ? [] : [state.client, state.revoked, state.signingKeyRetired ?? undefined]);
-    }
-    return state;
+    // An unreadable retired-key mark (null) is not kept.
+    const read = async () => {
+      const state = await this.readBearerState(cached, legacy ? jti : undefined);
+      return [state.client, state.revoked, state.signingKeyRetired ?? undefined];
+    };
+    const [client, revoked, retired] = cache ? await cache.readThrough(cached, read) : await read();
+    return { client: client as ClientRecord | null, revoked: revoked as boolean, signingKeyRetired: (retired as boolean | undefined) ?? null };
   }
 
   /** `legacyJti`: the token's jti while old revocation marks may exist (they are read too). */
@@ -170,11 +177,11 @@ export class RedisClientStore implements ClientStore {
   async retireSigningKey(kid: string, untilSeconds: number): Promise<void> {
     const key = this.connection.keys.retiredSigningKey(kid);
     await this.connection.confirmed(key, (pipeline) => pipeline.set(key, '1', 'EXAT', untilSeconds));
-    await this.bearerCachesUpdated();
+    await this.cachesUpdated();
   }
 
-  /** After a change Bearer requests check: answered only once no instance's cache can still hold what it replaced. */
-  private async bearerCachesUpdated(): Promise<void> {
+  /** After a change Bearer requests or the token endpoint check: answered only once no instance's cache can still hold what it replaced. */
+  private async cachesUpdated(): Promise<void> {
     await this.connection.trackedCache?.waitOutLease();
   }
 }

@@ -88,7 +88,7 @@ export class RedisStoreConnection {
     );
     this.watcher = new RedisChannelWatcher(subscriberFactory(this.redis, clientSettings));
     const leaseMs = options.cacheLeaseMs ?? 0;
-    this.trackedCache = leaseMs > 0 ? new TrackedCache(this.redis, this.keys.bearerPrefixes, leaseMs) : undefined;
+    this.trackedCache = leaseMs > 0 ? new TrackedCache(this.redis, this.keys.trackedPrefixes, leaseMs) : undefined;
     // Connection errors surface as failed commands (503); the last one says why (ECONNREFUSED...),
     // which a command failing on a closed connection cannot.
     this.redis.on('error', (error: Error) => (this.connectionError = error));

@@ -12,16 +12,32 @@ export class RedisCounterStore implements CounterStore {
     if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
     const { redis, keys: storeKeys } = this.connection;
     const keys = limits.map((l) => storeKeys.failures(l.key));
-    const [allowed, waitMs] = await this.connection.guard(() => redis.reserveFailureAttempt(keys.length, ...keys, windowSeconds, ...limits.map((l) => l.max)));
-    return allowed === 1 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    try {
+      const [allowed, waitMs] = await this.connection.guard(() =>
+        redis.reserveFailureAttempt(keys.length, ...keys, windowSeconds, ...limits.map((l) => l.max)),
+      );
+      return allowed === 1 ? { allowed: true, retryAfterSeconds: 0 } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    } finally {
+      // The next check here reads the counts this failure raised, whenever Redis's report of it comes.
+      this.connection.trackedCache?.forget(keys);
+    }
   }
 
+  /**
+   * Read beside every client authentication, so from the tracked cache while it is usable: a count
+   * is kept only below its ceiling (the refusal needs the key's lifetime, read each time), and a
+   * failure counted anywhere drops it (reserveAttempt writes the key).
+   */
   async checkAttempt(limits: AttemptLimit[]): Promise<AttemptReservation> {
     if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
-    const { redis, keys: storeKeys } = this.connection;
+    const { redis, keys: storeKeys, trackedCache } = this.connection;
     const keys = limits.map((l) => storeKeys.failures(l.key));
-    const counts = await this.connection.guard(() => redis.mget(...keys));
-    const blocking = keys.filter((_key, i) => Number(counts[i] ?? 0) >= limits[i]!.max);
+    const read = async () => {
+      const stored = await this.connection.guard(() => redis.mget(...keys));
+      return stored.map((count, i) => (Number(count ?? 0) < limits[i]!.max ? Number(count ?? 0) : undefined));
+    };
+    const counts = trackedCache ? await trackedCache.readThrough(keys, read) : await read();
+    const blocking = keys.filter((_key, i) => counts[i] === undefined);
     if (blocking.length === 0) return { allowed: true, retryAfterSeconds: 0 };
     const waits = await this.connection.guard(() => Promise.all(blocking.map((key) => redis.pttl(key))));
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...waits) / 1000)) };

@@ -1,5 +1,5 @@
 // One master's invalidations: a connection of its own (a copy of the store's) on which Redis tracks
-// the key prefixes of rarely written records in broadcast mode (CLIENT TRACKING ... BCAST, redirected
+// the key prefixes of what the hot paths read (tracked-cache.ts) in broadcast mode (CLIENT TRACKING ... BCAST, redirected
 // to the connection itself and read from its __redis__:invalidate channel), so that it is told of
 // every write to such a key, by any client.
 //

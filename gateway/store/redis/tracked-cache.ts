@@ -1,6 +1,6 @@
-// What the Bearer path reads of Redis (client records, revocation marks, retired-key marks), kept
-// in memory and told of every change by Redis itself (invalidation-channel.ts, one channel per
-// master), so that most requests read nothing. Used only while every channel is proven current
+// What the Bearer path reads of Redis (client records, revocation marks, retired-key marks) and the
+// token endpoint (client records, failure counters), kept in memory and told of every change by
+// Redis itself (invalidation-channel.ts, one channel per master), so that most requests read nothing. Used only while every channel is proven current
 // within the lease; a change is then refused by every instance at most a lease after Redis answered
 // it, and a change made here waits out the lease before it is answered (waitOutLease), so that
 // "refused everywhere once the call returns" holds. Every entry is also dropped after a fixed age,
@@ -117,6 +117,28 @@ export class TrackedCache {
       values.push(entry.value);
     }
     return values;
+  }
+
+  /**
+   * The keys' values: from memory when every one is kept and the cache is usable, else from `read`,
+   * whose values are kept unless a key changed meanwhile; an undefined value is returned but not kept.
+   */
+  async readThrough(keys: readonly string[], read: () => Promise<readonly unknown[]>): Promise<readonly unknown[]> {
+    const hit = this.lookup(keys);
+    if (hit !== undefined) return hit;
+    const ticket = this.startRead(keys);
+    let values: readonly unknown[] = [];
+    try {
+      values = await read();
+      return values;
+    } finally {
+      this.finishRead(ticket, values);
+    }
+  }
+
+  /** Keys this instance just wrote: dropped here at once, without waiting for Redis's report of the write. */
+  forget(keys: readonly string[]): void {
+    this.invalidate(keys);
   }
 
   /** Before the keys are read from Redis. Every ticket must be finished (finishRead), also when the read fails. */
