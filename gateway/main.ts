@@ -20,10 +20,13 @@ import { reportReady } from './process/messages.js';
 import { writePidFile } from './process/pid-file.js';
 import { superviseWorkers } from './process/workers.js';
 import { describeRedis } from './store/redis-connection.js';
+import { turnBufferedDestination } from './http/log-destination.js';
 import { logFormatOptions } from './http/logging.js';
 
+// Every logger of the process writes to standard output through it, a write per event-loop turn.
+const logStream = turnBufferedDestination();
 // Until the settings are read; then in their log format.
-let log = pino({ name: 'gateway' });
+let log = pino({ name: 'gateway' }, logStream);
 
 /** How long a starting instance waits for its store before it listens anyway, not ready. */
 const STARTUP_READY_WAIT_MS = 3000;
@@ -72,7 +75,7 @@ async function main(): Promise<void> {
     log.warn({ event: 'unknown_variables', variables: unknown.map((u) => u.name) }, `ignored: no setting is named ${describeUnknownVariables(unknown)}`);
   }
   let settings = loadSettings();
-  log = pino({ name: 'gateway', ...logFormatOptions(settings.logFormat) });
+  log = pino({ name: 'gateway', ...logFormatOptions(settings.logFormat) }, logStream);
   // Before anything starts: a port in use stops the start here, with nothing to close.
   if (cluster.isPrimary) await checkAddressesFree(listenerAddresses(settings));
   const examples: EchoUpstream[] = [];
@@ -120,6 +123,7 @@ async function main(): Promise<void> {
 
   // Stays up while Redis is down (not ready); exits only when the Redis it reaches must not be used.
   const gateway = await buildGateway(settings, {
+    logStream,
     onFatal: (message) => {
       log.fatal(message);
       process.exit(1);
