@@ -7,14 +7,15 @@
 // unsampled, sampled; npm run bench:tracing runs those rows alone), and the Bearer and decision rows
 // again at the default log level, info (the others run at warn). Embedded store by
 // default; Redis with REDIS_URL (then BENCH_ACCOUNTS seeds a population of service accounts, and
-// GATEWAY_WORKERS > 1 adds a row with that many workers). The Bearer rows are also run on the other
-// store (on Redis: a redis-server of the bench's own), so one run prints the targets of both.
+// GATEWAY_WORKERS > 1 adds a row with that many workers). The Bearer, decision, signed and token rows
+// are also run on the other store (on Redis: a redis-server of the bench's own), so one run prints the
+// targets of both.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processTree } from './cpu.js';
-import { createClient, startGateway, type Gateway } from './gateway.js';
+import { createClient, startGateway, type BenchClient, type Gateway } from './gateway.js';
 import { describeJwtAlgorithms, measureJwtAlgorithms } from './jwt-algorithms.js';
 import { envoyBearerCheck, grpcCheckGenerator } from './grpc-load.js';
 import { autocannonGenerator, runAutocannon } from './load.js';
@@ -183,44 +184,41 @@ async function main(): Promise<void> {
     figure: bearerGrpcDecision,
     comparison: `vs the HTTP decision: ${cpuAndRate(bearerGrpcDecision, bearerDecision)}`,
   });
-  // The same two rows on the other store: a run prints the targets of both.
+  // The same rows on the other store (here, and for the signed route and the token endpoint below): a
+  // run prints the targets of both.
   const otherStore: Store = STORE === 'redis' ? 'embedded' : 'redis';
   const ownRedis = otherStore === 'redis' && redisServerInstalled() ? await startOwnRedis() : undefined;
   if (ownRedis) cleanups.push(() => ownRedis.stop());
+  let other: { gateway: Gateway; client: BenchClient; pids: number[]; side: number[] } | undefined;
   if (otherStore === 'embedded' || ownRedis) {
-    const other = await startGateway({
+    const otherGateway = await startGateway({
       upstream,
       dataDir: gatewayDir(`gateway-${otherStore}`),
       redisPrefix,
       workers: 1,
       env: ownRedis ? { REDIS_URL: ownRedis.url } : { REDIS_URL: '' },
     });
-    try {
-      const otherClient = await createClient(other);
-      const otherPids = processTree(other.pid);
-      const otherSide = ownRedis?.pids ?? [];
-      const otherBearer = await gatewayFigure(`gateway Bearer route, ${otherStore} store`, bearer(other, otherClient.token), otherPids, otherSide);
-      lines.push({
-        scenario: `gateway: Bearer route, ${otherStore} store`,
-        figure: otherBearer,
-        comparison: `vs bare proxy: CPU ${ratio(otherBearer.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ${BEARER_TARGET[otherStore]})`,
-      });
-      const otherDecision = await gatewayFigure(
-        `gateway decision, Bearer, ${otherStore} store`,
-        { url: `${other.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${otherClient.token}`, 'x-forwarded-for': EDGE_CLIENT } },
-        otherPids,
-        otherSide,
-      );
-      lines.push({
-        scenario: `gateway: decision only, Bearer, ${otherStore} store`,
-        figure: otherDecision,
-        comparison: `vs bare proxy: CPU ${ratio(otherDecision.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 0.6×)`,
-      });
-    } finally {
-      await other.stop();
-    }
+    cleanups.push(() => otherGateway.stop());
+    other = { gateway: otherGateway, client: await createClient(otherGateway), pids: processTree(otherGateway.pid), side: ownRedis?.pids ?? [] };
+    const otherBearer = await gatewayFigure(`gateway Bearer route, ${otherStore} store`, bearer(other.gateway, other.client.token), other.pids, other.side);
+    lines.push({
+      scenario: `gateway: Bearer route, ${otherStore} store`,
+      figure: otherBearer,
+      comparison: `vs bare proxy: CPU ${ratio(otherBearer.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ${BEARER_TARGET[otherStore]})`,
+    });
+    const otherDecision = await gatewayFigure(
+      `gateway decision, Bearer, ${otherStore} store`,
+      { url: `${other.gateway.decisionUrl}/envoy${SALES}`, headers: { authorization: `Bearer ${other.client.token}`, 'x-forwarded-for': EDGE_CLIENT } },
+      other.pids,
+      other.side,
+    );
+    lines.push({
+      scenario: `gateway: decision only, Bearer, ${otherStore} store`,
+      figure: otherDecision,
+      comparison: `vs bare proxy: CPU ${ratio(otherDecision.cpuUsPerRequest / bare.cpuUsPerRequest)} (target ≤ 0.6×)`,
+    });
   } else {
-    notes.push('redis-server is not installed: no Bearer rows on Redis.');
+    notes.push('redis-server is not installed: no rows on Redis.');
   }
   // The rows above run at warn, where a request writes no line; production runs at info by default.
   lines.push({ section: `GET ${SALES}, Bearer, at the default log level (info): a request line each` });
@@ -288,16 +286,23 @@ async function main(): Promise<void> {
   // The floor: the bare proxy forwarding the same requests, one Ed25519 verification, and on Redis the nonce's round trip.
   progress('the signed route floor: one Ed25519 verification, one nonce round trip');
   const verificationUs = ed25519VerificationUs();
-  const nonceUs = REDIS_URL ? await nonceRoundTripUs(REDIS_URL, redisPrefix) : 0;
-  const floorUs = bareSigned.cpuUsPerRequest + verificationUs + nonceUs;
+  const signedFloorUs = async (redisUrl: string | undefined) =>
+    bareSigned.cpuUsPerRequest + verificationUs + (redisUrl ? await nonceRoundTripUs(redisUrl, redisPrefix) : 0);
+  const floorUs = await signedFloorUs(REDIS_URL);
   const floorMark = footnote(
-    `The signed route's floor: the bare proxy on the same requests (${bareSigned.cpuUsPerRequest.toFixed(0)} µs) + one Ed25519 verification with libsodium (${verificationUs.toFixed(1)} µs)${REDIS_URL ? ` + one nonce's round trip, client side (${nonceUs.toFixed(1)} µs: SET NX EX auto-pipelined, 32 in flight)` : ' (the embedded store keeps nonces in memory)'} = ${floorUs.toFixed(0)} µs, measured in the bench process.`,
+    `The signed route's floor: the bare proxy on the same requests (${bareSigned.cpuUsPerRequest.toFixed(0)} µs) + one Ed25519 verification with libsodium (${verificationUs.toFixed(1)} µs) + on Redis one nonce's round trip, client side (SET NX EX auto-pipelined, 32 in flight; the embedded store keeps nonces in memory), measured in the bench process: ${floorUs.toFixed(0)} µs on the ${STORE} store.`,
   );
-  lines.push({
-    scenario: `gateway: signed banking route${floorMark}`,
-    figure: signed,
-    comparison: `vs bare proxy, same requests: CPU ${ratio(signed.cpuUsPerRequest / bareSigned.cpuUsPerRequest)} (target ≤ 2.0×; floor ${ratio(floorUs / bareSigned.cpuUsPerRequest)}), req/s ${ratio(signed.requestsPerSecond / bareSigned.requestsPerSecond)}`,
-  });
+  const signedComparison = (figure: Figure, floor: number) =>
+    `vs bare proxy, same requests: CPU ${ratio(figure.cpuUsPerRequest / bareSigned.cpuUsPerRequest)} (target ≤ 2.0× on Redis; floor ${ratio(floor / bareSigned.cpuUsPerRequest)}), req/s ${ratio(figure.requestsPerSecond / bareSigned.requestsPerSecond)}`;
+  lines.push({ scenario: `gateway: signed banking route${floorMark}`, figure: signed, comparison: signedComparison(signed, floorUs) });
+  if (other) {
+    const otherSigned = await gatewayFigure(`gateway signed route, ${otherStore} store`, await signedBalanceTarget(other.gateway), other.pids, other.side);
+    lines.push({
+      scenario: `gateway: signed banking route, ${otherStore} store`,
+      figure: otherSigned,
+      comparison: signedComparison(otherSigned, await signedFloorUs(ownRedis?.url)),
+    });
+  }
   const signedDecision = await gatewayFigure(
     'gateway decision, signed (Traefik forwardAuth)',
     signedBalanceDecision(gateway, signedTarget, EDGE_CLIENT),
@@ -403,11 +408,19 @@ async function main(): Promise<void> {
     gatewayPids,
     sidePids,
   );
-  lines.push({
-    scenario: 'gateway: POST /v1/oauth/token',
-    figure: token,
-    comparison: `vs the floor: CPU ${ratio(token.cpuUsPerRequest / floor.cpuUsPerRequest)} (target ≤ 1.3×); vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / token.cpuUsPerRequest)} less CPU per token (target ≥ 3×), req/s ${ratio(token.requestsPerSecond / oidc.requestsPerSecond)}`,
-  });
+  const tokenComparison = (figure: Figure) =>
+    `vs the floor: CPU ${ratio(figure.cpuUsPerRequest / floor.cpuUsPerRequest)} (target ≤ 1.3×); vs oidc-provider: ${ratio(oidc.cpuUsPerRequest / figure.cpuUsPerRequest)} less CPU per token (target ≥ 3×), req/s ${ratio(figure.requestsPerSecond / oidc.requestsPerSecond)}`;
+  lines.push({ scenario: 'gateway: POST /v1/oauth/token', figure: token, comparison: tokenComparison(token) });
+  if (other) {
+    const otherToken = await gatewayFigure(
+      `gateway token endpoint, ${otherStore} store`,
+      { url: `${other.gateway.url}/v1/oauth/token`, method: 'POST', headers: FORM, body: tokenForm(other.client.clientId, other.client.clientSecret) },
+      other.pids,
+      other.side,
+    );
+    lines.push({ scenario: `gateway: POST /v1/oauth/token, ${otherStore} store`, figure: otherToken, comparison: tokenComparison(otherToken) });
+    await other.gateway.stop();
+  }
   // The same endpoint signing with ES256: a gateway (and a client) of its own, since the signing
   // key set is shared by every gateway on one store.
   const es256 = await startGateway({ upstream, dataDir: gatewayDir('es256'), redisPrefix: `${redisPrefix}es256:`, workers: 1, jwtAlgorithm: 'ES256' });
