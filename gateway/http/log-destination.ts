@@ -1,7 +1,7 @@
 // The process's one log destination: standard output, written once per turn of the event loop.
-// Writing each line as it is made (pino's synchronous default) costs a write system call per
-// request at the default level, and on a virtual machine that call cost more than the rest of a
-// decision (BENCHMARKS.md). Here the lines made in one turn (the requests that finished in it) leave
+// pino's destinations (each listener had its own) wrote about a line a write: a system call per
+// request at the default level, which on a virtual machine cost more than the rest of a decision
+// (BENCHMARKS.md). Here the lines made in one turn (the requests that finished in it) leave
 // together in one write when the turn ends: a line waits less than a turn, never for a timer; a
 // turn's lines past MAX_HELD_LENGTH go at once; whatever is held is written before the process exits
 // (an exit after an uncaught error too). Only a SIGKILL in the middle of a turn loses its lines.

@@ -1,7 +1,7 @@
 // One master's invalidations: a connection of its own (a copy of the store's) on which Redis tracks
-// the key prefixes of what the hot paths read (tracked-cache.ts) in broadcast mode (CLIENT TRACKING ... BCAST, redirected
-// to the connection itself and read from its __redis__:invalidate channel), so that it is told of
-// every write to such a key, by any client.
+// the key prefixes of what the hot paths read (tracked-cache.ts) in broadcast mode (CLIENT TRACKING
+// ... BCAST, redirected to the connection itself and read from its __redis__:invalidate channel),
+// so that it is told of every write to such a key, by any client.
 //
 // Redis queues an invalidation before it answers the writer, but nothing confirms its delivery. So
 // the channel says how current it is: a PING every heartbeat, whose answer comes after every

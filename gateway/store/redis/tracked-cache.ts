@@ -1,10 +1,11 @@
 // What the Bearer path reads of Redis (client records, revocation marks, retired-key marks) and the
 // token endpoint (client records, failure counters), kept in memory and told of every change by
-// Redis itself (invalidation-channel.ts, one channel per master), so that most requests read nothing. Used only while every channel is proven current
-// within the lease; a change is then refused by every instance at most a lease after Redis answered
-// it, and a change made here waits out the lease before it is answered (waitOutLease), so that
-// "refused everywhere once the call returns" holds. Every entry is also dropped after a fixed age,
-// and everything on a reset (a reconnection, a failover, a change of Cluster masters).
+// Redis itself (invalidation-channel.ts, one channel per master), so that most requests read
+// nothing. Used only while every channel is proven current within the lease; a change is then
+// refused by every instance at most a lease after Redis answered it, and a change made here waits
+// out the lease before it is answered (waitOutLease), so that "refused everywhere once the call
+// returns" holds. Every entry is also dropped after a fixed age, and everything on a reset (a
+// reconnection, a failover, a change of Cluster masters).
 //
 // A read races with invalidations: a value read before a write may arrive after the write's
 // invalidation. So each key being read counts the invalidations that come meanwhile, and a value is
