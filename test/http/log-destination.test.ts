@@ -1,12 +1,12 @@
 // The process's log destination writes the lines of one event-loop turn together, in order, when
-// the turn ends; a turn holding too much writes at once; and a process that exits (after an
-// uncaught error too) writes what it held before it goes.
+// the turn ends, in writes of whole lines a pipe keeps in one piece; a turn holding too much writes
+// at once; and a process that exits (after an uncaught error too) writes what it held before it goes.
 import { spawnSync } from 'node:child_process';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import t from 'tap';
-import { turnBufferedDestination } from '../../gateway/http/log-destination.js';
+import { ATOMIC_WRITE_BYTES, turnBufferedDestination } from '../../gateway/http/log-destination.js';
 import { holdsAsync } from '../helpers/property.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
@@ -29,21 +29,29 @@ t.test("one turn's lines leave in one write when the turn ends", async (t) => {
   t.equal(writes.length, 2, 'and nothing twice');
 });
 
-t.test('a turn holding 64 Ki characters writes at once', async (t) => {
+t.test('a turn holding 64 Ki characters writes at once, 4 KiB of whole lines a write', async (t) => {
   const { writes, destination } = recorded();
   const line = `${'x'.repeat(1023)}\n`;
-  for (let i = 0; i < 64; i++) destination.write(line);
-  t.equal(writes.length, 1, 'the 64th line of 1 Ki made the write');
-  t.equal(writes[0]!.length, 64 * 1024);
+  for (let i = 0; i < 63; i++) destination.write(line);
+  t.same(writes, [], 'held below 64 Ki');
+  destination.write(line);
+  t.equal(writes.length, 16, 'the 64th line of 1 Ki made the writes');
+  t.ok(
+    writes.every((text) => text === line.repeat(4)),
+    'four whole lines (4 KiB) each',
+  );
+  const long = `${'é'.repeat(3000)}\n`;
+  destination.write('{"before":true}\n');
+  destination.write(long);
   destination.write('{"after":true}\n');
   await nextTurn();
-  t.same(writes.slice(1), ['{"after":true}\n']);
+  t.same(writes.slice(16), ['{"before":true}\n', long, '{"after":true}\n'], 'a line past 4 KiB (counted in bytes) goes alone');
 });
 
-t.test('every line arrives once, in order, whatever the turns and sizes', async (t) => {
+t.test('every line arrives once, in order, in whole lines a pipe keeps in one piece, whatever the turns and sizes', async (t) => {
   const turns = fc.array(
     fc.array(
-      fc.string({ maxLength: 3000 }).map((text) => `${text}\n`),
+      fc.string({ unit: 'grapheme', maxLength: 2000 }).map((text) => `${text.replaceAll('\n', ' ')}\n`),
       { maxLength: 40 },
     ),
     { maxLength: 8 },
@@ -56,9 +64,9 @@ t.test('every line arrives once, in order, whatever the turns and sizes', async 
         for (const line of turn) destination.write(line);
         await nextTurn();
       }
-      const sent = lines.flat().join('');
-      const busyTurns = lines.filter((turn) => turn.length > 0).length;
-      return writes.join('') === sent && writes.length <= busyTurns + Math.floor(sent.length / (64 * 1024));
+      const wholeLines = writes.every((text) => text.endsWith('\n'));
+      const atomic = writes.every((text) => Buffer.byteLength(text) <= ATOMIC_WRITE_BYTES || text.indexOf('\n') === text.length - 1);
+      return writes.join('') === lines.flat().join('') && wholeLines && atomic;
     }),
     60,
   );
