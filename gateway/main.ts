@@ -153,7 +153,11 @@ async function main(): Promise<void> {
     },
     cluster.isWorker ? 'worker started' : 'gateway started',
   );
-  if (cluster.isWorker) reportReady();
+  if (cluster.isWorker) {
+    // Its start line out before the primary hears of it (and says, in a line of its own, that the gateway started).
+    logStream.flush();
+    reportReady();
+  }
 }
 
 main().catch((error: unknown) => {

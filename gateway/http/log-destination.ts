@@ -30,7 +30,6 @@ export function turnBufferedDestination(target: DestinationStream = pino.destina
   let heldLength = 0;
   let scheduled = false;
   const flush = (): void => {
-    scheduled = false;
     const lines = held;
     held = [];
     heldLength = 0;
@@ -48,6 +47,11 @@ export function turnBufferedDestination(target: DestinationStream = pino.destina
     }
     if (batch !== '') target.write(batch);
   };
+  // The turn's end writes what is left, also after a write the 64 Ki made early: one pending at a time.
+  const flushAtTurnEnd = (): void => {
+    scheduled = false;
+    flush();
+  };
   if (flushedOnExit.size === 0) process.once('exit', () => flushedOnExit.forEach((flushHeld) => flushHeld()));
   flushedOnExit.add(flush);
   return {
@@ -57,7 +61,7 @@ export function turnBufferedDestination(target: DestinationStream = pino.destina
       if (heldLength >= MAX_HELD_LENGTH) flush();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setImmediate(flushAtTurnEnd);
       }
     },
     flush,

@@ -5,10 +5,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, credentials, status as rpc } from '@grpc/grpc-js';
 import t from 'tap';
+import { freePort } from '../helpers/gateway-process.js';
 import { authorizationClient } from '../../bench/grpc-authorization-client.js';
 import { encodeCheck } from '../../bench/grpc-load.js';
 import { drainAndClose } from '../../gateway/process/drain.js';
-import { closedPort } from '../helpers/http.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 import { until } from '../helpers/poll.js';
 import { recordingStore } from '../helpers/recording-store.js';
@@ -113,7 +113,7 @@ t.test('every call has a deadline: the listenerâ€™s, or just before the callerâ€
 });
 
 t.test('health follows readiness: a gateway whose store does not answer is NOT_SERVING and refuses store_unavailable', async (t) => {
-  const { client } = await startGrpcGateway(t, { redis_url: `redis://127.0.0.1:${await closedPort()}` });
+  const { client } = await startGrpcGateway(t, { redis_url: `redis://127.0.0.1:${await freePort()}` });
   t.equal(await client.health(), 'NOT_SERVING');
   t.equal(await client.health('envoy.service.auth.v3.Authorization'), 'NOT_SERVING');
   const answer = refused(t, await client.check(envoyCheck({ method: 'GET', path: '/v1/sales', host: 'api.test' })), 503, 'store_unavailable', rpc.UNAVAILABLE);

@@ -3,7 +3,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { freePort } from '../../bench/processes.js';
 import type { Test } from 'tap';
 import type { TestGateway } from './gateway.js';
 
@@ -104,15 +103,6 @@ export async function startSilentUpstream(t: Test): Promise<{ url: string; recei
       }),
   );
   return state;
-}
-
-/**
- * A port on 127.0.0.1 where nothing listens. Not one freed from listen(0): the kernel hands such a
- * port to the next server any test file starts (an upstream that was to be down once answered
- * 200). freePort's come from below that range, in this worker's slice, each handed out once.
- */
-export function closedPort(): Promise<number> {
-  return freePort();
 }
 
 /**

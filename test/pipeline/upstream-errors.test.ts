@@ -4,11 +4,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { startTestGateway } from '../helpers/gateway.js';
-import { closedPort, startSilentUpstream } from '../helpers/http.js';
+import { freePort } from '../helpers/gateway-process.js';
+import { startSilentUpstream } from '../helpers/http.js';
 import { accessToken, createClient } from '../helpers/oauth.js';
 
 t.test('upstream down: 502 upstream_unavailable', async (t) => {
-  const port = await closedPort();
+  const port = await freePort();
   const tg = await startTestGateway(t, { config: { public_upstream: `http://127.0.0.1:${port}` } });
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);
@@ -31,7 +32,7 @@ t.test('upstream slow: 504 upstream_timeout', async (t) => {
 });
 
 t.test('upstream failures are counted by outcome', async (t) => {
-  const port = await closedPort();
+  const port = await freePort();
   const tg = await startTestGateway(t, { config: { public_upstream: `http://127.0.0.1:${port}` } });
   const client = await createClient(tg, ['sales']);
   const token = await accessToken(tg, client);

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '../helpers/gateway-process.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
@@ -14,7 +15,6 @@ import { buildGateway } from '../../gateway/app.js';
 import { settingsFrom } from '../../gateway/config/settings.js';
 import { checkAddressesFree, listenerAddresses, listenGrpcAt } from '../../gateway/process/listeners.js';
 import { REPO_ROOT, startTestGateway } from '../helpers/gateway.js';
-import { closedPort } from '../helpers/http.js';
 import { runGatewayToExit } from '../helpers/gateway-spawn.js';
 import { bearerPolicy, policyDirWith } from '../helpers/policy-dir.js';
 
@@ -33,7 +33,7 @@ function tempDir(t: Test): string {
 
 t.test('a public port in use: one line naming GATEWAY_PORT and the address, and no listener claims to listen', async (t) => {
   const port = await occupied(t);
-  const { code, output } = await runGatewayToExit({ GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(await closedPort()), GATEWAY_DATA_DIR: tempDir(t) });
+  const { code, output } = await runGatewayToExit({ GATEWAY_PORT: String(port), GATEWAY_ADMIN_PORT: String(await freePort()), GATEWAY_DATA_DIR: tempDir(t) });
   t.equal(code, 1);
   t.match(
     output,
@@ -85,7 +85,7 @@ t.test('every listener is checked before any starts: admin and decision ports na
     checkAddressesFree(
       listenerAddresses({
         host: '127.0.0.1',
-        port: await closedPort(),
+        port: await freePort(),
         adminHost: '127.0.0.1',
         adminPort: 0,
         decisionHost: '127.0.0.1',
@@ -176,7 +176,7 @@ t.test('in development another upstream a policy names must be configured: the s
 });
 
 t.test('Redis unreachable: the log and /readyz name its address (no password) and the error', async (t) => {
-  const port = await closedPort();
+  const port = await freePort();
   const tg = await startTestGateway(t, { config: { redis_url: `redis://:hunter2hunter2@127.0.0.1:${port}` } });
   const ready = await tg.gateway.adminApp.inject({ method: 'GET', url: '/readyz' });
   t.equal(ready.statusCode, 503);

@@ -34,7 +34,10 @@ export class RedisCounterStore implements CounterStore {
     const keys = limits.map((l) => storeKeys.failures(l.key));
     const read = async () => {
       const stored = await this.connection.guard(() => redis.mget(...keys));
-      return stored.map((count, i) => (Number(count ?? 0) < limits[i]!.max ? Number(count ?? 0) : undefined));
+      return stored.map((value, i) => {
+        const count = Number(value ?? 0);
+        return count < limits[i]!.max ? count : undefined;
+      });
     };
     const counts = trackedCache ? await trackedCache.readThrough(keys, read) : await read();
     const blocking = keys.filter((_key, i) => counts[i] === undefined);
