@@ -92,7 +92,7 @@ function trustedCallerCheck(trustedProxies: readonly Cidr[]): (socket: Socket) =
 /** The request listener of the decision server. `closing()` is true once the listener is being closed. */
 export function decisionHandler(deps: DecisionDependencies, closing: () => boolean): (request: IncomingMessage, response: ServerResponse) => void {
   const callerTrusted = trustedCallerCheck(deps.settings.trustedProxies);
-  const inFlight = deps.metrics.inFlight.labels(DECISION_LISTENER);
+  const inFlight = deps.metrics.inFlight.cell(DECISION_LISTENER);
   return (request, response) => {
     inFlight.inc();
     const exchange = new DecisionExchange(deps, request, response, closing);

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 
 export function observeListenerLoad(app: FastifyInstance, listener: string, metrics: Pick<GatewayMetrics, 'inFlight' | 'observeConnections'>): void {
-  const inFlight = metrics.inFlight.labels(listener);
+  const inFlight = metrics.inFlight.cell(listener);
   app.addHook('onRequest', (_request, reply, done) => {
     inFlight.inc();
     reply.raw.once('close', () => inFlight.dec());

@@ -1,6 +1,9 @@
 // Prometheus metrics. One registry per gateway instance (tests build many). Labels are bounded:
-// route ids from the policy, error codes from the catalog; never a client or account id.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// route ids from the policy, error codes from the catalog; never a client or account id. What each
+// request updates is a cell metric (cells.ts: its label set resolved once, no label work per
+// update); the rest, updated rarely or when scraped, are prom-client's own.
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { CellCounter, CellGauge, CellHistogram } from './cells.js';
 
 const CREDENTIAL_COUNT_MAX_AGE_MS = 60_000;
 
@@ -14,14 +17,14 @@ export function statusClass(status: number): string {
 export class GatewayMetrics {
   readonly registry = new Registry();
 
-  readonly requests = new Counter({
+  readonly requests = new CellCounter({
     name: 'gateway_requests_total',
     help: "Requests on the public listener by policy route id, outcome (forwarded, or the error code) and the status class of the answer (2xx to 5xx: a forwarded request's is the upstream's).",
     labelNames: ['route', 'outcome', 'status_class'] as const,
     registers: [this.registry],
   });
 
-  readonly inFlight = new Gauge({
+  readonly inFlight = new CellGauge({
     name: 'gateway_requests_in_flight',
     help: 'Requests received and not yet answered, by listener (public, decision, decision-grpc, admin).',
     labelNames: ['listener'] as const,
@@ -35,7 +38,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly duration = new Histogram({
+  readonly duration = new CellHistogram({
     name: 'gateway_request_duration_seconds',
     help: 'Time from request to response on the public listener, by route id and outcome.',
     labelNames: ['route', 'outcome'] as const,
@@ -43,14 +46,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly decisions = new Counter({
+  readonly decisions = new CellCounter({
     name: 'gateway_decisions_total',
     help: 'Decisions asked of the decision listeners by edge proxy convention (envoy-grpc: the gRPC listener), policy route id and outcome (allowed, the error code, or cancelled: the caller gave up before the answer, its route then unmatched).',
     labelNames: ['convention', 'route', 'outcome'] as const,
     registers: [this.registry],
   });
 
-  readonly decisionDuration = new Histogram({
+  readonly decisionDuration = new CellHistogram({
     name: 'gateway_decision_duration_seconds',
     help: 'Time to answer a decision, by edge proxy convention and outcome.',
     labelNames: ['convention', 'outcome'] as const,
@@ -58,20 +61,20 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly tokensIssued = new Counter({
+  readonly tokensIssued = new CellCounter({
     name: 'gateway_tokens_issued_total',
     help: 'Access tokens issued by the token endpoint.',
     registers: [this.registry],
-  });
+  }).cell();
 
-  readonly authFailures = new Counter({
+  readonly authFailures = new CellCounter({
     name: 'gateway_auth_failures_total',
     help: 'Rejected credentials by scheme (bearer, signature, client) and reason (the error code).',
     labelNames: ['scheme', 'reason'] as const,
     registers: [this.registry],
   });
 
-  readonly rateLimited = new Counter({
+  readonly rateLimited = new CellCounter({
     name: 'gateway_rate_limited_requests_total',
     help: 'Requests refused rate_limited by the rate limit of their policy route, by route id (429 from the proxy; a decision answers with the status its edge proxy needs).',
     labelNames: ['route'] as const,
@@ -86,7 +89,7 @@ export class GatewayMetrics {
   });
 
   /** Time spent in each stage of a proxied request: authentication, store round trips, upstream. */
-  readonly stageDuration = new Histogram({
+  readonly stageDuration = new CellHistogram({
     name: 'gateway_stage_duration_seconds',
     help: 'Time spent per stage of a proxied request: authentication (credential checks, store included), store (each round trip), upstream (from forwarding to the end of the response).',
     labelNames: ['stage'] as const,
@@ -94,11 +97,11 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  /** Pre-bound children: the hot path observes without a label lookup. */
+  /** The stages' cells, resolved once. */
   readonly stages = {
-    authentication: this.stageDuration.labels('authentication'),
-    store: this.stageDuration.labels('store'),
-    upstream: this.stageDuration.labels('upstream'),
+    authentication: this.stageDuration.cell('authentication'),
+    store: this.stageDuration.cell('store'),
+    upstream: this.stageDuration.cell('upstream'),
   };
 
   constructor(build: { version: string } = { version: 'unknown' }) {

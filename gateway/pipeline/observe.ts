@@ -33,14 +33,14 @@ function observePublic(metrics: GatewayMetrics, request: FastifyRequest, reply: 
   const route = identified?.route.id ?? (own && own !== '/' && own !== '/*' ? own : 'unmatched');
   const code = request.errorCode;
   const outcome = code ?? (reply.statusCode < 400 || request.verdict?.allowed ? 'forwarded' : `status_${reply.statusCode}`);
-  metrics.requests.inc({ route, outcome, status_class: statusClass(reply.statusCode) });
-  if (code === 'rate_limited') metrics.rateLimited.inc({ route });
+  metrics.requests.cell(route, outcome, statusClass(reply.statusCode)).inc();
+  if (code === 'rate_limited') metrics.rateLimited.cell(route).inc();
   if (request.forwardedAt !== undefined) metrics.stages.upstream.observe((performance.now() - request.forwardedAt) / 1000);
-  metrics.duration.observe({ route, outcome }, reply.elapsedTime / 1000);
+  metrics.duration.cell(route, outcome).observe(reply.elapsedTime / 1000);
   if (code && refusesCredential(code)) {
     // Off the pipeline, a 401 or 403 on the public listener is the token endpoint's client authentication.
     const scheme = identified?.route.auth ?? 'client';
-    metrics.authFailures.inc({ scheme, reason: code });
+    metrics.authFailures.cell(scheme, code).inc();
     audit(request.log, 'request.denied', {
       reason: code,
       scheme,
@@ -75,12 +75,12 @@ export function recordDecision(metrics: GatewayMetrics, log: FastifyBaseLogger, 
   const identified = decided.verdict?.request;
   const route = identified?.route.id ?? 'unmatched';
   const outcome = decided.outcome ?? code ?? 'allowed';
-  metrics.decisions.inc({ convention, route, outcome });
-  metrics.decisionDuration.observe({ convention, outcome }, decided.seconds);
+  metrics.decisions.cell(convention, route, outcome).inc();
+  metrics.decisionDuration.cell(convention, outcome).observe(decided.seconds);
   if (!code) return;
-  if (identified && code === 'rate_limited') metrics.rateLimited.inc({ route });
+  if (identified && code === 'rate_limited') metrics.rateLimited.cell(route).inc();
   // Counted only once a route was identified: a refused edge proxy or description is not a refused credential.
-  if (identified && refusesCredential(code)) metrics.authFailures.inc({ scheme: identified.route.auth, reason: code });
+  if (identified && refusesCredential(code)) metrics.authFailures.cell(identified.route.auth, code).inc();
   // Every refused decision is audited: the edge proxy answers the client with it.
   audit(log, 'request.denied', {
     mode: 'decision',

@@ -82,7 +82,7 @@ interface Observed {
 }
 
 export function checkCall(deps: CheckCallDependencies): (call: ServerUnaryCall<CheckRequest, CheckResponse>, callback: sendUnaryData<CheckResponse>) => void {
-  const inFlight = deps.metrics.inFlight.labels(GRPC_DECISION_LISTENER);
+  const inFlight = deps.metrics.inFlight.cell(GRPC_DECISION_LISTENER);
   // A peer string is one connection, which carries many calls: parsed and judged once.
   const callers = boundedCache<string, { address: Address | undefined; trusted: boolean }>(1024);
   const callerOf = (peer: string) => {

@@ -1,0 +1,217 @@
+// The metrics every request updates, without prom-client's work per update: prom-client checks the
+// labels, sorts their names and joins a hash string on each inc() or observe(), pre-bound children
+// included (4-7 % of a decision's or a Bearer request's CPU in their profiles). Here a label set is
+// resolved to its cell once, through one Map per label over the values (strings the gateway keeps,
+// so their hashes are cached), and an update is a few additions to plain numbers. The exposition is
+// still the registry's: each metric hands it the values in prom-client's own form when scraped, so
+// the text of /metrics is what prom-client's Counter, Gauge and Histogram would print.
+import type { Metric, Registry } from 'prom-client';
+
+interface CellsConfig {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+  registers: readonly Registry[];
+}
+
+interface ExportedValue {
+  value: number;
+  labels: Record<string, string | number>;
+  metricName?: string;
+}
+
+/** Label sets resolved to cells: a Map per label, the last one's values being the cells. */
+abstract class CellMetric<C> {
+  readonly aggregator = 'sum' as const;
+  abstract readonly type: 'counter' | 'gauge' | 'histogram';
+  readonly name: string;
+  readonly help: string;
+  private readonly labelNames: readonly string[];
+  private readonly root = new Map<string, unknown>();
+  /** Cells in the order first asked for (their export order), with their labels. */
+  private readonly cells: { labels: Record<string, string>; cell: C }[] = [];
+
+  constructor(config: CellsConfig) {
+    this.name = config.name;
+    this.help = config.help;
+    this.labelNames = config.labelNames ?? [];
+    // The registry reads only name, get() and reset() of a metric; prom-client's types list its own classes.
+    for (const registry of config.registers) registry.registerMetric(this as unknown as Metric);
+  }
+
+  protected abstract newCell(): C;
+  /** Whether a cell is exported: once updated, as prom-client exports a label set once used. */
+  protected abstract used(cell: C): boolean;
+  protected abstract exported(cell: C, labels: Record<string, string>): ExportedValue[];
+
+  /** The cell of these label values, in the order of the label names. */
+  cell(...values: string[]): C {
+    if (values.length !== this.labelNames.length) throw new Error(`${this.name} takes ${this.labelNames.length} label values, not ${values.length}`);
+    let level: Map<string, unknown> = this.root;
+    for (let i = 0; i < values.length - 1; i++) {
+      let next = level.get(values[i]!) as Map<string, unknown> | undefined;
+      if (next === undefined) level.set(values[i]!, (next = new Map()));
+      level = next;
+    }
+    const last = values.length === 0 ? '' : values[values.length - 1]!;
+    let cell = level.get(last) as C | undefined;
+    if (cell === undefined) {
+      cell = this.newCell();
+      level.set(last, cell);
+      this.cells.push({ labels: Object.fromEntries(this.labelNames.map((name, i) => [name, values[i]!])), cell });
+    }
+    return cell;
+  }
+
+  get(): Promise<{ name: string; help: string; type: string; aggregator: 'sum'; values: ExportedValue[] }> {
+    const values = this.cells.filter(({ cell }) => this.used(cell)).flatMap(({ labels, cell }) => this.exported(cell, labels));
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values });
+  }
+
+  /** Zeroes every label set and stops exporting it until it is used again (cells kept by callers stay valid). */
+  reset(): void {
+    for (const { cell } of this.cells) this.clear(cell);
+  }
+
+  protected abstract clear(cell: C): void;
+}
+
+export class CounterCell {
+  value = 0;
+  used = false;
+
+  inc(): void {
+    this.value++;
+    this.used = true;
+  }
+}
+
+/** A counter (prom-client's Counter, exported alike); unlabelled, it is exported from the start, as prom-client's is. */
+export class CellCounter extends CellMetric<CounterCell> {
+  readonly type = 'counter';
+  private readonly unlabelled: boolean;
+
+  constructor(config: CellsConfig) {
+    super(config);
+    this.unlabelled = (config.labelNames ?? []).length === 0;
+    if (this.unlabelled) this.cell();
+  }
+
+  protected newCell(): CounterCell {
+    return new CounterCell();
+  }
+
+  protected used(cell: CounterCell): boolean {
+    return cell.used || this.unlabelled;
+  }
+
+  protected clear(cell: CounterCell): void {
+    cell.value = 0;
+    cell.used = false;
+  }
+
+  protected exported(cell: CounterCell, labels: Record<string, string>): ExportedValue[] {
+    return [{ value: cell.value, labels: { ...labels } }];
+  }
+}
+
+export class GaugeCell {
+  value = 0;
+  used = false;
+
+  inc(): void {
+    this.value++;
+    this.used = true;
+  }
+
+  dec(): void {
+    this.value--;
+    this.used = true;
+  }
+}
+
+/** A gauge moved up and down by the hot path (requests in flight). */
+export class CellGauge extends CellMetric<GaugeCell> {
+  readonly type = 'gauge';
+
+  protected newCell(): GaugeCell {
+    return new GaugeCell();
+  }
+
+  protected used(cell: GaugeCell): boolean {
+    return cell.used;
+  }
+
+  protected clear(cell: GaugeCell): void {
+    cell.value = 0;
+    cell.used = false;
+  }
+
+  protected exported(cell: GaugeCell, labels: Record<string, string>): ExportedValue[] {
+    return [{ value: cell.value, labels: { ...labels } }];
+  }
+}
+
+export class HistogramCell {
+  /** Per bucket, not cumulative; the last is above every bound (+Inf). */
+  readonly counts: Float64Array;
+  sum = 0;
+  count = 0;
+
+  constructor(private readonly bounds: Float64Array) {
+    this.counts = new Float64Array(bounds.length + 1);
+  }
+
+  observe(value: number): void {
+    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    const bounds = this.bounds;
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    this.counts[i]!++;
+    this.sum += value;
+    this.count++;
+  }
+}
+
+/** A histogram with fixed buckets (prom-client's Histogram, exported alike: cumulative buckets, le first, then _sum and _count). */
+export class CellHistogram extends CellMetric<HistogramCell> {
+  readonly type = 'histogram';
+  private readonly bounds: Float64Array;
+
+  constructor(config: CellsConfig & { buckets: readonly number[] }) {
+    super(config);
+    if (config.buckets.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= config.buckets[i - 1]!)))
+      throw new Error(`${config.name}: buckets must be finite and increasing`);
+    this.bounds = Float64Array.from(config.buckets);
+  }
+
+  protected newCell(): HistogramCell {
+    return new HistogramCell(this.bounds);
+  }
+
+  protected used(cell: HistogramCell): boolean {
+    return cell.count > 0;
+  }
+
+  protected clear(cell: HistogramCell): void {
+    cell.counts.fill(0);
+    cell.sum = 0;
+    cell.count = 0;
+  }
+
+  protected exported(cell: HistogramCell, labels: Record<string, string>): ExportedValue[] {
+    const bucket = `${this.name}_bucket`;
+    let cumulative = 0;
+    const values: ExportedValue[] = [];
+    this.bounds.forEach((le, i) => {
+      cumulative += cell.counts[i]!;
+      values.push({ value: cumulative, labels: { le, ...labels }, metricName: bucket });
+    });
+    values.push(
+      { value: cell.count, labels: { le: '+Inf', ...labels }, metricName: bucket },
+      { value: cell.sum, labels: { ...labels }, metricName: `${this.name}_sum` },
+      { value: cell.count, labels: { ...labels }, metricName: `${this.name}_count` },
+    );
+    return values;
+  }
+}
