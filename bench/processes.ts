@@ -59,20 +59,32 @@ export async function freePort(): Promise<number> {
   throw new Error(`no free loopback port in ${from}-${to - 1} in 50 attempts`);
 }
 
-/** Starts a node script and resolves once its output contains `readyText`. */
+/**
+ * Starts a node script and resolves once its output contains `readyText`. From then on its output is
+ * read and dropped: kept and searched, a gateway's request lines at the default level cost the bench
+ * process more CPU with every line (the whole output searched again per chunk), CPU that the process
+ * under test shares its two cores with.
+ */
 export async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyText: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes(readyText)) resolve();
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
-    setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 20_000).unref();
-  });
+  let output = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onReady = () => {
+        if (output.includes(readyText)) resolve();
+      };
+      child.stdout.on('data', onData).on('data', onReady);
+      child.stderr.on('data', onData).on('data', onReady);
+      child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`)));
+      setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 20_000).unref();
+    });
+  } finally {
+    child.stdout.removeAllListeners('data');
+    child.stderr.removeAllListeners('data');
+  }
   child.stdout.resume();
   child.stderr.resume();
   return child;
