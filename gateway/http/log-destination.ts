@@ -7,9 +7,10 @@
 // uncaught error too). Only a SIGKILL in the middle of a turn loses its lines.
 // Each write is whole lines of at most ATOMIC_WRITE_BYTES (a longer line alone): a pipe keeps a
 // write that size in one piece, so the lines of workers sharing standard output never interleave.
-// The write is synchronous: a log reader that stops reading holds the process up, rather than lines
-// (audit lines among them) piling up in memory or being dropped.
-import pino, { type DestinationStream } from 'pino';
+// The write is synchronous (fd-writer.ts): a log reader that stops reading holds the process up,
+// rather than lines (audit lines among them) piling up in memory or being dropped.
+import type { DestinationStream } from 'pino';
+import { fdWriter } from './fd-writer.js';
 
 /** The characters one turn may hold before it writes anyway (a burst of lines at start, a flood of refusals). */
 const MAX_HELD_LENGTH = 64 * 1024;
@@ -25,7 +26,7 @@ export interface TurnBufferedDestination extends DestinationStream {
 }
 
 /** @param target where the lines go (standard output, synchronously, by default). */
-export function turnBufferedDestination(target: DestinationStream = pino.destination({ fd: 1, sync: true })): TurnBufferedDestination {
+export function turnBufferedDestination(target: DestinationStream = fdWriter(1)): TurnBufferedDestination {
   let held: string[] = [];
   let heldLength = 0;
   let scheduled = false;

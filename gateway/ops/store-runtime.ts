@@ -3,6 +3,7 @@
 // Nothing here makes the start fail when Redis is down; only a bad key file stops the start.
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino, { type DestinationStream } from 'pino';
+import { fdWriter } from '../http/fd-writer.js';
 import { redactUrl, type Settings } from '../config/settings.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { ClientSecretHasher } from '../oauth/client-secrets.js';
@@ -39,10 +40,7 @@ export interface StoreRuntime {
 const FIRST_CONNECTION_WAIT_MS = 2500;
 
 export async function openStoreRuntime(settings: Settings, options: StoreRuntimeOptions, metrics: GatewayMetrics): Promise<StoreRuntime> {
-  const log = pino(
-    { level: settings.logLevel, base: { component: 'store' }, ...logFormatOptions(settings.logFormat) },
-    options.logStream ?? pino.destination({ fd: 1, sync: true }),
-  );
+  const log = pino({ level: settings.logLevel, base: { component: 'store' }, ...logFormatOptions(settings.logFormat) }, options.logStream ?? fdWriter(1));
   const opened = options.store ? { store: options.store, connecting: Promise.resolve() } : startStore(settings);
   // The first probe waits for the first connection attempt, and reports its error (the real reason, e.g. ECONNREFUSED).
   let firstConnection: Promise<Error | undefined> | undefined = opened.connecting.then(
