@@ -76,6 +76,7 @@ abstract class CellMetric<C> {
   protected abstract clear(cell: C): void;
 }
 
+/** A counter's value: it only goes up. */
 export class CounterCell {
   value = 0;
   used = false;
@@ -86,8 +87,31 @@ export class CounterCell {
   }
 }
 
-/** A counter (prom-client's Counter, exported alike); unlabelled, it is exported from the start, as prom-client's is. */
-export class CellCounter extends CellMetric<CounterCell> {
+export class GaugeCell extends CounterCell {
+  dec(): void {
+    this.value--;
+    this.used = true;
+  }
+}
+
+/** Exported as one sample a label set, as prom-client's Counter and Gauge are. */
+abstract class ValueMetric<C extends CounterCell> extends CellMetric<C> {
+  protected used(cell: C): boolean {
+    return cell.used;
+  }
+
+  protected clear(cell: C): void {
+    cell.value = 0;
+    cell.used = false;
+  }
+
+  protected exported(cell: C, labels: Record<string, string>): ExportedValue[] {
+    return [{ value: cell.value, labels: { ...labels } }];
+  }
+}
+
+/** A counter; unlabelled, it is exported from the start, as prom-client's is. */
+export class CellCounter extends ValueMetric<CounterCell> {
   readonly type = 'counter';
   private readonly unlabelled: boolean;
 
@@ -101,54 +125,17 @@ export class CellCounter extends CellMetric<CounterCell> {
     return new CounterCell();
   }
 
-  protected used(cell: CounterCell): boolean {
+  protected override used(cell: CounterCell): boolean {
     return cell.used || this.unlabelled;
-  }
-
-  protected clear(cell: CounterCell): void {
-    cell.value = 0;
-    cell.used = false;
-  }
-
-  protected exported(cell: CounterCell, labels: Record<string, string>): ExportedValue[] {
-    return [{ value: cell.value, labels: { ...labels } }];
-  }
-}
-
-export class GaugeCell {
-  value = 0;
-  used = false;
-
-  inc(): void {
-    this.value++;
-    this.used = true;
-  }
-
-  dec(): void {
-    this.value--;
-    this.used = true;
   }
 }
 
 /** A gauge moved up and down by the hot path (requests in flight). */
-export class CellGauge extends CellMetric<GaugeCell> {
+export class CellGauge extends ValueMetric<GaugeCell> {
   readonly type = 'gauge';
 
   protected newCell(): GaugeCell {
     return new GaugeCell();
-  }
-
-  protected used(cell: GaugeCell): boolean {
-    return cell.used;
-  }
-
-  protected clear(cell: GaugeCell): void {
-    cell.value = 0;
-    cell.used = false;
-  }
-
-  protected exported(cell: GaugeCell, labels: Record<string, string>): ExportedValue[] {
-    return [{ value: cell.value, labels: { ...labels } }];
   }
 }
 
