@@ -7,10 +7,14 @@
 // the text of /metrics is what prom-client's Counter, Gauge and Histogram would print.
 import type { Metric, Registry } from 'prom-client';
 
-interface CellsConfig {
+/** A metric's label names, as a tuple: `cell()` then takes exactly one value for each. */
+type LabelNames = readonly string[];
+type LabelValues<N extends LabelNames> = { readonly [K in keyof N]: string };
+
+interface CellsConfig<N extends LabelNames> {
   name: string;
   help: string;
-  labelNames?: readonly string[];
+  labelNames?: N;
   registers: readonly Registry[];
 }
 
@@ -21,7 +25,7 @@ interface ExportedValue {
 }
 
 /** Label sets resolved to cells: a Map per label, the last one's values being the cells. */
-abstract class CellMetric<C> {
+abstract class CellMetric<C, N extends LabelNames> {
   readonly aggregator = 'sum' as const;
   abstract readonly type: 'counter' | 'gauge' | 'histogram';
   readonly name: string;
@@ -31,7 +35,7 @@ abstract class CellMetric<C> {
   /** Cells in the order first asked for (their export order), with their labels. */
   private readonly cells: { labels: Record<string, string>; cell: C }[] = [];
 
-  constructor(config: CellsConfig) {
+  constructor(config: CellsConfig<N>) {
     this.name = config.name;
     this.help = config.help;
     this.labelNames = config.labelNames ?? [];
@@ -45,7 +49,11 @@ abstract class CellMetric<C> {
   protected abstract exported(cell: C, labels: Record<string, string>): ExportedValue[];
 
   /** The cell of these label values, in the order of the label names. */
-  cell(...values: string[]): C {
+  cell(...values: LabelValues<N>): C {
+    return this.cellOf(values);
+  }
+
+  protected cellOf(values: readonly string[]): C {
     if (values.length !== this.labelNames.length) throw new Error(`${this.name} takes ${this.labelNames.length} label values, not ${values.length}`);
     let level: Map<string, unknown> = this.root;
     for (let i = 0; i < values.length - 1; i++) {
@@ -95,7 +103,7 @@ export class GaugeCell extends CounterCell {
 }
 
 /** Exported as one sample a label set, as prom-client's Counter and Gauge are. */
-abstract class ValueMetric<C extends CounterCell> extends CellMetric<C> {
+abstract class ValueMetric<C extends CounterCell, N extends LabelNames> extends CellMetric<C, N> {
   protected used(cell: C): boolean {
     return cell.used;
   }
@@ -111,14 +119,14 @@ abstract class ValueMetric<C extends CounterCell> extends CellMetric<C> {
 }
 
 /** A counter; unlabelled, it is exported from the start, as prom-client's is. */
-export class CellCounter extends ValueMetric<CounterCell> {
+export class CellCounter<N extends LabelNames = readonly []> extends ValueMetric<CounterCell, N> {
   readonly type = 'counter';
   private readonly unlabelled: boolean;
 
-  constructor(config: CellsConfig) {
+  constructor(config: CellsConfig<N>) {
     super(config);
     this.unlabelled = (config.labelNames ?? []).length === 0;
-    if (this.unlabelled) this.cell();
+    if (this.unlabelled) this.cellOf([]);
   }
 
   protected newCell(): CounterCell {
@@ -131,7 +139,7 @@ export class CellCounter extends ValueMetric<CounterCell> {
 }
 
 /** A gauge moved up and down by the hot path (requests in flight). */
-export class CellGauge extends ValueMetric<GaugeCell> {
+export class CellGauge<N extends LabelNames = readonly []> extends ValueMetric<GaugeCell, N> {
   readonly type = 'gauge';
 
   protected newCell(): GaugeCell {
@@ -161,11 +169,11 @@ export class HistogramCell {
 }
 
 /** A histogram with fixed buckets (prom-client's Histogram, exported alike: cumulative buckets, le first, then _sum and _count). */
-export class CellHistogram extends CellMetric<HistogramCell> {
+export class CellHistogram<N extends LabelNames = readonly []> extends CellMetric<HistogramCell, N> {
   readonly type = 'histogram';
   private readonly bounds: Float64Array;
 
-  constructor(config: CellsConfig & { buckets: readonly number[] }) {
+  constructor(config: CellsConfig<N> & { buckets: readonly number[] }) {
     super(config);
     if (config.buckets.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= config.buckets[i - 1]!)))
       throw new Error(`${config.name}: buckets must be finite and increasing`);
