@@ -23,9 +23,10 @@ const SYSTEM: FdWriterPrimitives = {
   sleep: (ms) => void Atomics.wait(pause, 0, 0, ms),
 };
 
+/** Refusals that mean "not now" (the ones sonic-boom retries too). */
 function busy(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
-  return code === 'EAGAIN' || code === 'EWOULDBLOCK';
+  return code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EBUSY';
 }
 
 /** Writes each text whole before returning: a partial write goes on from where it stopped; any error but a full pipe throws. */
