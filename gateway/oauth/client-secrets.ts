@@ -12,12 +12,13 @@
 //     existing client fail; restoring the key, or an instance that still holds it, resolves it;
 //   - before a secret is hashed for storage the store is re-read, so a client is never created
 //     under a key the store does not hold. Watching the key and a periodic re-read catch the rest.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { CoalescedRefresh } from '../cache/coalesced-refresh.js';
 import type { Settings } from '../config/settings.js';
 import { readSecretKeyFile } from '../config/secret-key-file.js';
 import { GatewayError } from '../errors.js';
+import { HmacSha256 } from './hmac-sha256.js';
 import type { CredentialStore } from '../store/types.js';
 
 export const HASH_KEY_META = 'client-secret-hash-key';
@@ -36,6 +37,7 @@ type HasherLog = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 export class ClientSecretHasher {
   private key: Buffer | undefined;
+  private hmac: HmacSha256 | undefined;
   /** The stored text of the key (base64url) this instance uses. */
   private held: string | undefined;
   private refusal: string | undefined;
@@ -106,7 +108,7 @@ export class ClientSecretHasher {
 
   /** A key for another purpose, derived from the shared one (the same on every instance, different per purpose). */
   derivedKey(purpose: string): Buffer {
-    return createHmac('sha256', this.usableKey()).update(`derived key for ${purpose}`, 'utf8').digest();
+    return this.mac().digest(`derived key for ${purpose}`);
   }
 
   close(): void {
@@ -116,7 +118,14 @@ export class ClientSecretHasher {
   }
 
   private hashBytes(secret: string): Buffer {
-    return createHmac('sha256', this.usableKey()).update(secret, 'utf8').digest();
+    return this.mac().digest(secret);
+  }
+
+  /** The HMAC of the key in use, made again when the key changes. */
+  private mac(): HmacSha256 {
+    const key = this.usableKey();
+    if (this.hmac?.key !== key) this.hmac = new HmacSha256(key);
+    return this.hmac;
   }
 
   private usableKey(): Buffer {
