@@ -32,7 +32,7 @@ export class RedisClientStore implements ClientStore {
       const raw = await this.connection.guard(() => this.connection.redis.get(key));
       return [raw ? frozenClient(JSON.parse(raw) as ClientRecord) : undefined];
     };
-    const [client] = this.connection.trackedCache ? await this.connection.trackedCache.readThrough([key], read) : await read();
+    const [client] = await this.connection.readTracked([key], read);
     return (client as ClientRecord | undefined) ?? null;
   }
 
@@ -126,13 +126,12 @@ export class RedisClientStore implements ClientStore {
     const cached = [keys.client(clientId), keys.revoked(clientId, jti), keys.retiredSigningKey(kid)] as const;
     // Old revocation marks (while they may exist) fall under no tracked prefix: read every time then.
     const legacy = Date.now() < this.connection.legacyRevocationsUntil;
-    const cache = legacy ? undefined : this.connection.trackedCache;
     // An unreadable retired-key mark (null) is not kept.
     const read = async () => {
       const state = await this.readBearerState(cached, legacy ? jti : undefined);
       return [state.client, state.revoked, state.signingKeyRetired ?? undefined];
     };
-    const [client, revoked, retired] = cache ? await cache.readThrough(cached, read) : await read();
+    const [client, revoked, retired] = legacy ? await read() : await this.connection.readTracked(cached, read);
     return { client: client as ClientRecord | null, revoked: revoked as boolean, signingKeyRetired: (retired as boolean | undefined) ?? null };
   }
 

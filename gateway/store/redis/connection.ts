@@ -56,7 +56,7 @@ export class RedisStoreConnection {
   private readonly confirming: ConfirmingConnections;
   readonly nonceFailover: NonceFailoverGuard;
   readonly fence: FailoverFence;
-  /** What the Bearer path reads, kept while Redis reports every change to it; undefined when off. */
+  /** What the Bearer path and the token endpoint read, kept while Redis reports every change to it; undefined when off. */
   readonly trackedCache: TrackedCache | undefined;
 
   /** @param connection a REDIS_URL, or the settings naming a Cluster or Sentinel topology. */
@@ -147,6 +147,11 @@ export class RedisStoreConnection {
   }
 
   /** On a Cluster: some master answers (a lost one fails only its own keys; see nodes). */
+  /** The keys' values through the tracked cache (tracked-cache.ts readThrough), or straight from `read` when it is off. */
+  readTracked(keys: readonly string[], read: () => Promise<readonly unknown[]>): Promise<readonly unknown[]> {
+    return this.trackedCache ? this.trackedCache.readThrough(keys, read) : read();
+  }
+
   async ping(): Promise<void> {
     await this.guard(() => this.pingAnyMaster());
   }

@@ -30,7 +30,7 @@ export class RedisCounterStore implements CounterStore {
    */
   async checkAttempt(limits: AttemptLimit[]): Promise<AttemptReservation> {
     if (limits.length === 0) return { allowed: true, retryAfterSeconds: 0 };
-    const { redis, keys: storeKeys, trackedCache } = this.connection;
+    const { redis, keys: storeKeys } = this.connection;
     const keys = limits.map((l) => storeKeys.failures(l.key));
     const read = async () => {
       const stored = await this.connection.guard(() => redis.mget(...keys));
@@ -39,7 +39,7 @@ export class RedisCounterStore implements CounterStore {
         return count < limits[i]!.max ? count : undefined;
       });
     };
-    const counts = trackedCache ? await trackedCache.readThrough(keys, read) : await read();
+    const counts = await this.connection.readTracked(keys, read);
     const blocking = keys.filter((_key, i) => counts[i] === undefined);
     if (blocking.length === 0) return { allowed: true, retryAfterSeconds: 0 };
     const waits = await this.connection.guard(() => Promise.all(blocking.map((key) => redis.pttl(key))));
