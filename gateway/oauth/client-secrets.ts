@@ -18,7 +18,7 @@ import { CoalescedRefresh } from '../cache/coalesced-refresh.js';
 import type { Settings } from '../config/settings.js';
 import { readSecretKeyFile } from '../config/secret-key-file.js';
 import { GatewayError } from '../errors.js';
-import { HmacSha256 } from './hmac-sha256.js';
+import { hmacOfCurrentKey } from './hmac-sha256.js';
 import type { CredentialStore } from '../store/types.js';
 
 export const HASH_KEY_META = 'client-secret-hash-key';
@@ -37,7 +37,7 @@ type HasherLog = Pick<Logger, 'info' | 'warn' | 'error'>;
 
 export class ClientSecretHasher {
   private key: Buffer | undefined;
-  private hmac: HmacSha256 | undefined;
+  private readonly mac = hmacOfCurrentKey(() => this.usableKey());
   /** The stored text of the key (base64url) this instance uses. */
   private held: string | undefined;
   private refusal: string | undefined;
@@ -108,7 +108,7 @@ export class ClientSecretHasher {
 
   /** A key for another purpose, derived from the shared one (the same on every instance, different per purpose). */
   derivedKey(purpose: string): Buffer {
-    return this.mac().digest(`derived key for ${purpose}`);
+    return this.mac(`derived key for ${purpose}`);
   }
 
   close(): void {
@@ -118,14 +118,7 @@ export class ClientSecretHasher {
   }
 
   private hashBytes(secret: string): Buffer {
-    return this.mac().digest(secret);
-  }
-
-  /** The HMAC of the key in use, made again when the key changes. */
-  private mac(): HmacSha256 {
-    const key = this.usableKey();
-    if (this.hmac?.key !== key) this.hmac = new HmacSha256(key);
-    return this.hmac;
+    return this.mac(secret);
   }
 
   private usableKey(): Buffer {

@@ -4,12 +4,15 @@
 // every instance: a nonce is the number of the period it was issued in and an HMAC of that number
 // under a key every instance derives from the shared client-secret hashing key. The current and the
 // previous period's nonces are accepted, so a nonce lives one to two periods; nothing is stored.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { hmacOfCurrentKey } from './hmac-sha256.js';
 
 const MAC_BYTES = 16;
 const NONCE = /^([0-9a-z]{1,10})\.([A-Za-z0-9_-]{22})$/;
 
 export class DpopNonces {
+  private readonly hmac = hmacOfCurrentKey(() => this.key());
+
   constructor(
     /** The shared key (ClientSecretHasher.derivedKey), read at each use: it may be loaded or replaced after start. */
     private readonly key: () => Buffer,
@@ -18,7 +21,7 @@ export class DpopNonces {
   ) {}
 
   private mac(period: number): Buffer {
-    return createHmac('sha256', this.key()).update(`dpop-nonce:${period}`).digest().subarray(0, MAC_BYTES);
+    return this.hmac(`dpop-nonce:${period}`).subarray(0, MAC_BYTES);
   }
 
   private period(): number {

@@ -14,8 +14,7 @@ export class HmacSha256 {
   private readonly innerBlock = Buffer.alloc(BLOCK_BYTES);
   private readonly outerBlock = Buffer.alloc(BLOCK_BYTES);
 
-  /** @param key kept only to tell whether a later key is this one (client-secrets.ts). */
-  constructor(readonly key: Buffer) {
+  constructor(key: Buffer) {
     const block = Buffer.alloc(BLOCK_BYTES);
     (key.length > BLOCK_BYTES ? hash('sha256', key, 'buffer') : key).copy(block);
     for (let i = 0; i < BLOCK_BYTES; i++) {
@@ -30,4 +29,17 @@ export class HmacSha256 {
     const inner = hash('sha256', Buffer.concat([this.innerBlock, Buffer.from(message, 'utf8')]), 'buffer');
     return hash('sha256', Buffer.concat([this.outerBlock, inner]), 'buffer');
   }
+}
+
+/**
+ * The MAC under whatever key `key()` gives at each call (a store-kept key may be loaded or replaced
+ * after start), its blocks made again only when that key's bytes change.
+ */
+export function hmacOfCurrentKey(key: () => Buffer): (message: string) => Buffer {
+  let made: { from: Buffer; hmac: HmacSha256 } | undefined;
+  return (message) => {
+    const current = key();
+    if (made === undefined || !made.from.equals(current)) made = { from: Buffer.from(current), hmac: new HmacSha256(current) };
+    return made.hmac.digest(message);
+  };
 }

@@ -1,9 +1,10 @@
 // HMAC-SHA-256 from two one-shot digests equals node:crypto's createHmac for any key (shorter than,
-// as long as and longer than SHA-256's 64-byte block) and any message, and RFC 4231's test vectors.
+// as long as and longer than SHA-256's 64-byte block) and any message, and RFC 4231's test vectors;
+// the MAC of the current key follows the key however it changes.
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import t from 'tap';
-import { HmacSha256 } from '../../gateway/oauth/hmac-sha256.js';
+import { HmacSha256, hmacOfCurrentKey } from '../../gateway/oauth/hmac-sha256.js';
 import { holds } from '../helpers/property.js';
 
 t.test("equals createHmac's for any key and message", (t) => {
@@ -36,5 +37,17 @@ t.test('one instance gives the same MAC every time (no state carried between mes
   const first = hmac.digest('client secret');
   hmac.digest('another message');
   t.ok(hmac.digest('client secret').equals(first));
+  t.end();
+});
+
+t.test('the MAC of the current key follows the key: a new buffer, or the same one changed in place', (t) => {
+  let key = Buffer.alloc(32, 1);
+  const mac = hmacOfCurrentKey(() => key);
+  const expected = (k: Buffer) => createHmac('sha256', k).update('message', 'utf8').digest();
+  t.ok(mac('message').equals(expected(key)), 'the first key');
+  key = Buffer.alloc(32, 2);
+  t.ok(mac('message').equals(expected(key)), 'a new key');
+  key.fill(3);
+  t.ok(mac('message').equals(expected(key)), 'the same buffer, changed');
   t.end();
 });
